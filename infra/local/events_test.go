@@ -1,0 +1,92 @@
+package local_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/template"
+	"github.com/botix/public-api/internal/testkit"
+)
+
+// SampleAPIKey is the key the samples in events/ send; tests register it.
+const SampleAPIKey = "bx_sample_key_for_local_invoke_0001"
+
+// sampleExpectations is what each sample in events/ must produce when the
+// sample key's project exists and is otherwise empty.
+var sampleExpectations = map[string]struct {
+	status int
+	code   string
+}{
+	"NotFoundFunction":      {404, "NOT_FOUND"},
+	"CreateContactFunction": {201, ""},
+	"GetContactFunction":    {404, "NOT_FOUND"},
+}
+
+// TestEventSamples proves the samples in events/ are real: each function
+// has one, HTTP samples name a route the template gives that function, and
+// invoking the function with it gives the expected answer.
+func TestEventSamples(t *testing.T) {
+	rt := testkit.Runtime(t, local.Config{})
+	testkit.Project(t, rt, SampleAPIKey)
+	root, err := template.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := template.LoadRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	routeOf := map[string][]string{}
+	for _, r := range tpl.Routes() {
+		routeOf[r.Function] = append(routeOf[r.Function], r.Key)
+	}
+	for id := range tpl.Functions() {
+		t.Run(id, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(root, "events", id+".json"))
+			if err != nil {
+				t.Fatalf("no sample event: %v", err)
+			}
+			h, isHTTP := rt.HTTPHandler(id)
+			if !isHTTP {
+				if _, err := rt.Invoke(context.Background(), id, json.RawMessage(raw)); err != nil {
+					t.Fatalf("invoke with sample: %v", err)
+				}
+				return
+			}
+			var ev events.APIGatewayV2HTTPRequest
+			if err := json.Unmarshal(raw, &ev); err != nil {
+				t.Fatal(err)
+			}
+			if !contains(routeOf[id], ev.RouteKey) {
+				t.Fatalf("sample routeKey %q is not a route of %s (%v)", ev.RouteKey, id, routeOf[id])
+			}
+			want, ok := sampleExpectations[id]
+			if !ok {
+				t.Fatalf("no expectation for the sample of %s", id)
+			}
+			resp, err := h(context.Background(), ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := testkit.Reply{Status: resp.StatusCode, Body: []byte(resp.Body)}
+			if got.Status != want.status || got.ErrorCode() != want.code {
+				t.Fatalf("got %d %q, want %d %q: %s", got.Status, got.ErrorCode(), want.status, want.code, resp.Body)
+			}
+		})
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

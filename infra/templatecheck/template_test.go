@@ -1,0 +1,267 @@
+package templatecheck_test
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/botix/public-api/infra/template"
+	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/app/registry"
+	"github.com/botix/public-api/internal/store"
+)
+
+func load(t *testing.T) (*template.Template, string) {
+	t.Helper()
+	tpl, err := template.LoadRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := template.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tpl, root
+}
+
+// builders returns every registered builder by logical id.
+func builders() map[string]any {
+	out := map[string]any{}
+	for k, v := range registry.HTTP {
+		out[k] = v
+	}
+	for k, v := range registry.Invoke {
+		out[k] = v
+	}
+	return out
+}
+
+func funcName(f any) string {
+	return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name()
+}
+
+func TestEveryFunctionHasABuilderAndEveryBuilderAFunction(t *testing.T) {
+	tpl, _ := load(t)
+	fns := tpl.Functions()
+	for id := range fns {
+		if _, ok := builders()[id]; !ok {
+			t.Errorf("%s is in template.yaml but has no builder in internal/app", id)
+		}
+	}
+	for id := range builders() {
+		if _, ok := fns[id]; !ok {
+			t.Errorf("internal/app registers %s, which template.yaml does not declare", id)
+		}
+	}
+}
+
+func TestEveryRouteHasAHandlerAndEveryHandlerARoute(t *testing.T) {
+	tpl, _ := load(t)
+	routed := map[string]bool{}
+	seen := map[string]bool{}
+	for _, r := range tpl.Routes() {
+		if seen[r.Key] {
+			t.Errorf("route %s is declared twice", r.Key)
+		}
+		seen[r.Key] = true
+		routed[r.Function] = true
+		if _, ok := registry.HTTP[r.Function]; !ok {
+			t.Errorf("route %s targets %s, which has no HTTP handler", r.Key, r.Function)
+		}
+	}
+	for id := range registry.HTTP {
+		if !routed[id] {
+			t.Errorf("HTTP handler %s has no route in template.yaml", id)
+		}
+	}
+	if !seen["$default"] {
+		t.Error("no $default route: unknown paths would get API Gateway's body instead of our envelope")
+	}
+}
+
+var makeTarget = regexp.MustCompile(`(?m)^build-([A-Za-z0-9]+): ; \$\(call lambda,([a-z0-9-]+)\)$`)
+
+func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
+	tpl, root := load(t)
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirOf := map[string]string{}
+	usedDirs := map[string]string{}
+	for _, m := range makeTarget.FindAllStringSubmatch(string(mk), -1) {
+		dirOf[m[1]] = m[2]
+		if other, dup := usedDirs[m[2]]; dup {
+			t.Errorf("functions/%s is built by both build-%s and build-%s", m[2], other, m[1])
+		}
+		usedDirs[m[2]] = m[1]
+	}
+	for id, fn := range tpl.Functions() {
+		t.Run(id, func(t *testing.T) {
+			dir, ok := dirOf[id]
+			if !ok {
+				t.Fatalf("Makefile has no target build-%s", id)
+			}
+			if got := tpl.Resources[id].Metadata["BuildMethod"]; got != "makefile" {
+				t.Errorf("Metadata.BuildMethod = %v, want makefile", got)
+			}
+			for prop, want := range map[string]any{"Runtime": "provided.al2023", "Handler": "bootstrap", "CodeUri": "."} {
+				if fn.Properties[prop] != want {
+					t.Errorf("%s = %v, want %v", prop, fn.Properties[prop], want)
+				}
+			}
+			if arch, _ := fn.Properties["Architectures"].([]any); len(arch) != 1 || arch[0] != "arm64" {
+				t.Errorf("Architectures = %v, want [arm64]", fn.Properties["Architectures"])
+			}
+			want := funcName(builders()[id])
+			got := mainBuilder(t, filepath.Join(root, "functions", dir, "main.go"))
+			if got != want {
+				t.Errorf("functions/%s/main.go starts %s, but internal/app registers %s for %s", dir, got, want, id)
+			}
+		})
+	}
+	entries, err := os.ReadDir(filepath.Join(root, "functions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, ok := usedDirs[e.Name()]; e.IsDir() && !ok {
+			t.Errorf("functions/%s is not built by any build-<LogicalId> target", e.Name())
+		}
+	}
+}
+
+// mainBuilder returns the builder a main passes to app.Start, as a fully
+// qualified function name.
+func mainBuilder(t *testing.T, path string) string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := ""
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Start" && len(call.Args) == 1 {
+			if arg, ok := call.Args[0].(*ast.SelectorExpr); ok {
+				name = "github.com/botix/public-api/internal/app." + arg.Sel.Name
+			}
+		}
+		return true
+	})
+	return name
+}
+
+// localOnly are variables the local runtime may set and the template must
+// never set.
+var localOnly = map[string]bool{"WEBHOOK_ALLOW_LOOPBACK": true}
+
+func TestEveryVariableAFunctionReadsIsSetByTheTemplate(t *testing.T) {
+	tpl, _ := load(t)
+	for id, fn := range tpl.Functions() {
+		t.Run(id, func(t *testing.T) {
+			declared := fn.Environment()
+			for name := range declared {
+				if localOnly[name] {
+					t.Errorf("the template sets %s, which only the local runtime may set", name)
+				}
+			}
+			var mu sync.Mutex
+			read := map[string]bool{}
+			env := func(k string) string {
+				mu.Lock()
+				read[k] = true
+				mu.Unlock()
+				if _, ok := declared[k]; ok {
+					return sampleValue(k)
+				}
+				return ""
+			}
+			if err := build(builders()[id], env); err != nil {
+				t.Fatalf("builder fails with the template's variables: %v", err)
+			}
+			var missing []string
+			for k := range read {
+				if _, ok := declared[k]; !ok && !strings.HasPrefix(k, "AWS_") && !localOnly[k] {
+					missing = append(missing, k)
+				}
+			}
+			sort.Strings(missing)
+			if len(missing) > 0 {
+				t.Errorf("reads %v, which template.yaml does not set for it", missing)
+			}
+		})
+	}
+}
+
+// sampleValue gives a plausible value for a variable, so that builders
+// that parse their configuration accept it.
+func sampleValue(name string) string {
+	samples := map[string]string{
+		"LOG_LEVEL": "INFO",
+	}
+	if v, ok := samples[name]; ok {
+		return v
+	}
+	return "sample-" + strings.ToLower(name)
+}
+
+func build(b any, env app.Env) error {
+	ctx := context.Background()
+	switch f := b.(type) {
+	case app.Builder[app.HTTPHandler]:
+		_, err := f(ctx, env)
+		return err
+	case app.Builder[app.InvokeHandler]:
+		_, err := f(ctx, env)
+		return err
+	}
+	return fmt.Errorf("unknown builder type %T", b)
+}
+
+func TestTablesMatchTheCode(t *testing.T) {
+	tpl, _ := load(t)
+	tables, err := tpl.Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"DataTable", "IdempotencyTable"} {
+		tb, ok := tables[id]
+		if !ok {
+			t.Fatalf("template.yaml has no %s", id)
+		}
+		if tb.TTLAttribute != store.TTLAttribute {
+			t.Errorf("%s TTL attribute = %q, code writes %q", id, tb.TTLAttribute, store.TTLAttribute)
+		}
+		if p := tpl.Resources[id].Properties["PointInTimeRecoverySpecification"]; p == nil {
+			t.Errorf("%s has no point-in-time recovery", id)
+		}
+	}
+	data := tables["DataTable"]
+	if data.StreamView == "" {
+		t.Error("DataTable has no stream: outbox events would never reach the dispatcher")
+	}
+	gsis := map[string]bool{}
+	for _, ix := range data.Indexes {
+		gsis[ix.Name] = true
+	}
+	for _, ix := range []string{store.IndexGSI1, store.IndexGSI2} {
+		if !gsis[ix] {
+			t.Errorf("DataTable has no index %s, which the code queries", ix)
+		}
+	}
+}

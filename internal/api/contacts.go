@@ -1,0 +1,63 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/botix/public-api/internal/domain"
+	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/store"
+)
+
+// Contacts serves /public/v1/contacts.
+type Contacts struct {
+	clock
+	Store *store.Store
+}
+
+// Create is POST /public/v1/contacts: a contact and its contact.created
+// event, or 409 CONTACT_ALREADY_EXISTS when the phone is taken.
+func (c *Contacts) Create(ctx context.Context, r *httpapi.Request) (Outcome, error) {
+	var in domain.ContactInput
+	if err := httpapi.Decode(r.Body, &in); err != nil {
+		return Outcome{}, err
+	}
+	if err := in.Validate().Err(); err != nil {
+		return Outcome{}, err
+	}
+	now := c.now()
+	contact := domain.NewContact(in, ids.New(ids.Contact, now), ids.Timestamp(now))
+	var plan store.Plan
+	if err := c.Store.AddContact(&plan, r.Project, contact); err != nil {
+		return Outcome{}, err
+	}
+	if err := c.addEvent(&plan, r.Project, domain.EventContactCreated, contact); err != nil {
+		return Outcome{}, err
+	}
+	return created(contact, plan)
+}
+
+// Get is GET /public/v1/contacts/{id}.
+func (c *Contacts) Get(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	contact, err := c.Store.GetContact(ctx, r.Project, r.PathParams["id"])
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.JSON(http.StatusOK, contact)
+}
+
+func (c *Contacts) addEvent(plan *store.Plan, project, typ string, data any) error {
+	return addEvent(c.Store, plan, project, typ, data, c.now())
+}
+
+// addEvent plans the outbox event of type typ whose data is the JSON of data.
+func addEvent(s *store.Store, plan *store.Plan, project, typ string, data any, now time.Time) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return s.AddEvent(plan, store.NewEvent(project, typ, raw, now), "")
+}

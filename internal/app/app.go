@@ -1,0 +1,190 @@
+// Package app wires the functions of template.yaml: for each logical id, a
+// builder that reads the function's environment, creates its clients and
+// returns its Lambda handler. The Lambda mains (functions/*/main.go) and
+// the local runtime (infra/local) call the same builders, so what runs
+// locally is what deploys.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/auth"
+	"github.com/botix/public-api/internal/awsenv"
+	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/store"
+)
+
+// Env looks up a function's environment variable ("" when unset).
+type Env = awsenv.Env
+
+// Environment variables the functions read (template.yaml sets them; a
+// test checks that every one a function reads is set for it).
+const (
+	EnvDataTable        = "DATA_TABLE"
+	EnvIdempotencyTable = "IDEMPOTENCY_TABLE"
+	EnvLogLevel         = "LOG_LEVEL"
+)
+
+// HTTPHandler is the Lambda handler of an API route.
+type HTTPHandler = func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+
+// InvokeHandler is the Lambda handler of a function invoked directly with a
+// JSON payload (admin, redrive).
+type InvokeHandler = func(context.Context, json.RawMessage) (json.RawMessage, error)
+
+// Builder creates a function's handler from its environment.
+type Builder[H any] func(ctx context.Context, env Env, opts ...Option) (H, error)
+
+// Option adjusts how a builder wires a function; tests and the local
+// runtime use them to observe or inject faults into AWS calls and time.
+type Option func(*options)
+
+type options struct {
+	dynamo []func(*dynamodb.Options)
+	now    func() time.Time
+	log    *slog.Logger
+}
+
+// WithDynamoDB adds options to the DynamoDB client (e.g. a middleware that
+// counts calls or injects failures).
+func WithDynamoDB(o ...func(*dynamodb.Options)) Option {
+	return func(x *options) { x.dynamo = append(x.dynamo, o...) }
+}
+
+// WithClock replaces the wall clock.
+func WithClock(now func() time.Time) Option { return func(x *options) { x.now = now } }
+
+// WithLogger replaces the JSON logger on stdout.
+func WithLogger(l *slog.Logger) Option { return func(x *options) { x.log = l } }
+
+// Start runs a function in Lambda: it builds the handler from the process
+// environment and hands it to the Lambda runtime. A function that cannot
+// be built logs why and exits, which Lambda reports as an init error.
+func Start[H any](build Builder[H]) {
+	h, err := build(context.Background(), os.Getenv)
+	if err != nil {
+		slog.Error("function init failed", "error", err.Error())
+		os.Exit(1)
+	}
+	lambda.Start(h)
+}
+
+// core holds what every function of the API needs.
+type core struct {
+	env   *envReader
+	opts  options
+	aws   aws.Config
+	store *store.Store
+	log   *slog.Logger
+}
+
+func newCore(ctx context.Context, env Env, opts []Option) (*core, error) {
+	c := &core{env: &envReader{env: env}}
+	for _, o := range opts {
+		o(&c.opts)
+	}
+	c.log = c.opts.log
+	if c.log == nil {
+		c.log = slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: logLevel(c.env.optional(EnvLogLevel, "INFO"))}))
+	}
+	cfg, err := awsenv.Load(ctx, env)
+	if err != nil {
+		return nil, fmt.Errorf("aws config: %w", err)
+	}
+	c.aws = cfg
+	db := dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
+		o.BaseEndpoint = awsenv.Endpoint(env, "DYNAMODB")
+	}}, c.opts.dynamo...)...)
+	c.store = store.New(db, store.Tables{Data: c.env.required(EnvDataTable), Idempotency: c.env.required(EnvIdempotencyTable)})
+	c.store.Now = c.opts.now
+	return c, c.env.err()
+}
+
+func logLevel(s string) slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+func (c *core) authenticator() *auth.Cached {
+	return &auth.Cached{Keys: c.store, NotFound: store.IsNotFound, TTL: time.Minute, NegativeTTL: 5 * time.Second, Now: c.opts.now}
+}
+
+// endpoint returns the Lambda handler of an authenticated API route.
+func (c *core) endpoint(h httpapi.Handler, maxBody int) HTTPHandler {
+	e := &httpapi.Endpoint{Handler: h, Auth: c.authenticator(), MaxBody: maxBody, Log: c.log, Now: c.opts.now}
+	return e.Serve
+}
+
+// publicEndpoint returns the Lambda handler of a route without auth.
+func (c *core) publicEndpoint(h httpapi.Handler, maxBody int) HTTPHandler {
+	e := &httpapi.Endpoint{Handler: h, MaxBody: maxBody, Log: c.log, Now: c.opts.now}
+	return e.Serve
+}
+
+// invoke adapts a typed handler to InvokeHandler. Errors keep their public
+// message; internal ones are logged and reported without their text.
+func invoke[In, Out any](log *slog.Logger, h func(context.Context, In) (Out, error)) InvokeHandler {
+	return func(ctx context.Context, payload json.RawMessage) (json.RawMessage, error) {
+		var in In
+		if len(payload) > 0 {
+			if err := json.Unmarshal(payload, &in); err != nil {
+				return nil, apierr.New(apierr.InvalidJSON, "the payload is not valid JSON for this function: %v", err)
+			}
+		}
+		out, err := h(ctx, in)
+		if err != nil {
+			if _, public := apierr.As(err); !public || apierr.Is(err, apierr.ServiceUnavailable) {
+				log.ErrorContext(ctx, "invocation failed", "error", err.Error())
+				return nil, errors.New("internal error; see the function's logs")
+			}
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+}
+
+// envReader reads variables and remembers which required ones are missing.
+type envReader struct {
+	env     Env
+	missing []string
+}
+
+func (r *envReader) required(name string) string {
+	v := r.env(name)
+	if v == "" {
+		r.missing = append(r.missing, name)
+	}
+	return v
+}
+
+func (r *envReader) optional(name, def string) string {
+	if v := r.env(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func (r *envReader) err() error {
+	if len(r.missing) == 0 {
+		return nil
+	}
+	sort.Strings(r.missing)
+	return fmt.Errorf("missing environment variables: %s", strings.Join(r.missing, ", "))
+}

@@ -1,0 +1,19 @@
+// Package registry maps the logical id of every function in template.yaml
+// to its builder. The local runtime routes through it and the template
+// checks compare it with template.yaml and functions/. Lambda mains do not
+// import it, so each binary links only its own function's code.
+package registry
+
+import "github.com/botix/public-api/internal/app"
+
+// HTTP maps API functions to their builders.
+var HTTP = map[string]app.Builder[app.HTTPHandler]{
+	"NotFoundFunction":      app.NotFound,
+	"CreateContactFunction": app.CreateContact,
+	"GetContactFunction":    app.GetContact,
+}
+
+// Invoke maps directly invoked functions (admin, redrive) to their builders.
+var Invoke = map[string]app.Builder[app.InvokeHandler]{
+	"AdminFunction": app.Admin,
+}

@@ -1,0 +1,76 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"strings"
+
+	"github.com/botix/public-api/internal/apierr"
+)
+
+// RequireJSON checks that a request with a body declares a JSON media type.
+func RequireJSON(r *Request) error {
+	if len(bytes.TrimSpace(r.Body)) == 0 {
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+		return apierr.New(apierr.UnsupportedMediaType, "send the body as JSON with 'Content-Type: application/json' (got %q)", ct)
+	}
+	return nil
+}
+
+// Decode parses the JSON body into dst. Syntax errors are 400 INVALID_JSON;
+// unknown fields and wrongly typed values are 422 VALIDATION_FAILED naming
+// the field. An empty body decodes as {}.
+func Decode(body []byte, dst any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return apierr.New(apierr.InvalidJSON, "the body must hold exactly one JSON value")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			return apierr.New(apierr.ValidationFailed, "the body must be a JSON object")
+		}
+		return apierr.Problems{field: "must be " + jsonKind(typeErr.Type.Kind().String())}.Err()
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return apierr.Problems{field: "is not a known field"}.Err()
+	default:
+		return apierr.New(apierr.InvalidJSON, "the body is not valid JSON")
+	}
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	case "bool":
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}

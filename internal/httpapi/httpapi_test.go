@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/botix/public-api/internal/apierr"
+)
+
+func TestErrorResponse(t *testing.T) {
+	cases := []struct {
+		name       string
+		err        error
+		status     int
+		code       string
+		retryAfter string
+		leaks      string
+	}{
+		{"public error keeps code and message", apierr.New(apierr.NotFound, "no <such> thing"), 404, "NOT_FOUND", "", ""},
+		{"unavailable carries Retry-After", apierr.Unavailable(errors.New("dynamodb: throttled at 10.0.0.1")), 503, "SERVICE_UNAVAILABLE", "1", "10.0.0.1"},
+		{"internal error hides its text", errors.New("secret table arn:aws:dynamodb:x"), 500, "INTERNAL", "", "arn:aws"},
+		{"validation names the first field", apierr.Problems{"phone": "bad", "email": "bad"}.Err(), 422, "VALIDATION_FAILED", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := ErrorResponse(c.err, "req_1")
+			var env envelope
+			if err := json.Unmarshal(r.Body, &env); err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != c.status || string(env.Error.Code) != c.code || env.Error.RequestID != "req_1" {
+				t.Fatalf("got %d %+v", r.Status, env)
+			}
+			if got := r.Header.Get("Retry-After"); got != c.retryAfter {
+				t.Fatalf("Retry-After = %q, want %q", got, c.retryAfter)
+			}
+			if c.leaks != "" && strings.Contains(string(r.Body), c.leaks) {
+				t.Fatalf("body leaks %q: %s", c.leaks, r.Body)
+			}
+			if strings.Contains(string(r.Body), `\u003c`) {
+				t.Fatalf("body is HTML-escaped: %s", r.Body)
+			}
+		})
+	}
+	if env := ErrorResponse(apierr.Problems{"phone": "bad", "email": "bad"}.Err(), "r"); !strings.Contains(string(env.Body), `"field":"email"`) {
+		t.Fatalf("first field not named: %s", env.Body)
+	}
+}
+
+func TestDecode(t *testing.T) {
+	type in struct {
+		Name  string   `json:"name"`
+		Tags  []string `json:"tags"`
+		Count int      `json:"count"`
+	}
+	cases := []struct {
+		name, body string
+		code       apierr.Code
+		field      string
+	}{
+		{"valid", `{"name":"a"}`, "", ""},
+		{"empty body is an empty object", ``, "", ""},
+		{"syntax error", `{"name":`, apierr.InvalidJSON, ""},
+		{"two values", `{} {}`, apierr.InvalidJSON, ""},
+		{"unknown field", `{"nme":"a"}`, apierr.ValidationFailed, "nme"},
+		{"wrong type names the field", `{"tags":"a"}`, apierr.ValidationFailed, "tags"},
+		{"not an object", `[1]`, apierr.ValidationFailed, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var v in
+			err := Decode([]byte(c.body), &v)
+			if c.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			e, ok := apierr.As(err)
+			if !ok || e.Code != c.code {
+				t.Fatalf("err = %v, want %s", err, c.code)
+			}
+			if c.field != "" {
+				if _, ok := e.Fields[c.field]; !ok {
+					t.Fatalf("field %q not named: %v", c.field, e.Fields)
+				}
+			}
+		})
+	}
+}
+
+func TestServeRecoversPanicsWithoutLeaking(t *testing.T) {
+	e := &Endpoint{Handler: func(context.Context, *Request) (*Response, error) { panic("db password is hunter2") }}
+	resp, err := e.Serve(context.Background(), events.APIGatewayV2HTTPRequest{RouteKey: "GET /x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusInternalServerError || strings.Contains(resp.Body, "hunter2") || !strings.Contains(resp.Body, `"INTERNAL"`) {
+		t.Fatalf("got %d %s", resp.StatusCode, resp.Body)
+	}
+	if !strings.HasPrefix(resp.Headers["X-Request-Id"], "req_") {
+		t.Fatalf("no request id: %v", resp.Headers)
+	}
+}
+
+func TestEveryCodeHasAStatus(t *testing.T) {
+	for c, s := range Codes() {
+		if s < 400 || s > 599 {
+			t.Errorf("%s -> %d", c, s)
+		}
+	}
+}

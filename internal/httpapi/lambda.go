@@ -1,0 +1,172 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/ids"
+)
+
+// DefaultMaxBody is the request body limit of routes that set none (64 KiB).
+const DefaultMaxBody = 64 << 10
+
+// Authenticator resolves a bearer API key to its project. It returns an
+// UNAUTHORIZED *apierr.Error for a missing, malformed or unknown key and a
+// SERVICE_UNAVAILABLE one when the key store cannot be reached.
+type Authenticator interface {
+	Authenticate(ctx context.Context, apiKey string) (projectID string, err error)
+}
+
+// Endpoint is one API function: its handler and how the common contract
+// applies to it.
+type Endpoint struct {
+	Handler Handler
+	// Auth authenticates the caller; nil makes the route public.
+	Auth Authenticator
+	// MaxBody bounds the request body in bytes; 0 means DefaultMaxBody.
+	MaxBody int
+	Log     *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Serve is the Lambda handler of the endpoint. It never returns an error:
+// every failure is rendered in the error envelope with the request id.
+func (e *Endpoint) Serve(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (out events.APIGatewayV2HTTPResponse, _ error) {
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	log := e.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	start := now()
+	req := &Request{RequestID: ids.New(ids.Request, start), Received: start}
+	var resp *Response
+	var cause error
+	defer func() {
+		if p := recover(); p != nil {
+			cause = fmt.Errorf("panic: %v", p)
+			log.ErrorContext(ctx, "panic", "request_id", req.RequestID, "route", ev.RouteKey, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			resp = ErrorResponse(cause, req.RequestID)
+		}
+		out = toEvent(finish(resp, req.RequestID))
+		attrs := []any{
+			"request_id", req.RequestID, "route", ev.RouteKey, "status", out.StatusCode,
+			"latency_ms", now().Sub(start).Milliseconds(), "project_id", req.Project,
+			"apigw_request_id", ev.RequestContext.RequestID,
+		}
+		if cause != nil && out.StatusCode >= 500 {
+			log.ErrorContext(ctx, "request failed", append(attrs, "error", cause.Error())...)
+			return
+		}
+		log.InfoContext(ctx, "request", attrs...)
+	}()
+	resp, cause = e.serve(ctx, req, ev)
+	if cause != nil {
+		resp = ErrorResponse(cause, req.RequestID)
+	}
+	return out, nil
+}
+
+func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGatewayV2HTTPRequest) (*Response, error) {
+	if err := fromEvent(req, ev); err != nil {
+		return nil, err
+	}
+	limit := e.MaxBody
+	if limit == 0 {
+		limit = DefaultMaxBody
+	}
+	if len(req.Body) > limit {
+		return nil, apierr.New(apierr.PayloadTooLarge, "request body is %d bytes; the limit of this route is %d", len(req.Body), limit)
+	}
+	if e.Auth != nil {
+		key, ok := bearer(req.Header.Get("Authorization"))
+		if !ok {
+			return nil, apierr.New(apierr.Unauthorized, "send your API key as 'Authorization: Bearer <key>'")
+		}
+		project, err := e.Auth.Authenticate(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		req.Project = project
+	}
+	return e.Handler(ctx, req)
+}
+
+func fromEvent(req *Request, ev events.APIGatewayV2HTTPRequest) error {
+	req.Method = ev.RequestContext.HTTP.Method
+	req.Route = ev.RouteKey
+	req.Path = ev.RawPath
+	req.PathParams = ev.PathParameters
+	req.Header = make(http.Header, len(ev.Headers))
+	for k, v := range ev.Headers {
+		req.Header.Set(k, v)
+	}
+	scheme := req.Header.Get("X-Forwarded-Proto")
+	if scheme == "" {
+		scheme = "https"
+	}
+	host := ev.RequestContext.DomainName
+	if host == "" {
+		host = req.Header.Get("Host")
+	}
+	req.BaseURL = scheme + "://" + host
+	q, err := url.ParseQuery(ev.RawQueryString)
+	if err != nil {
+		return apierr.New(apierr.InvalidParameter, "the query string is not valid URL encoding")
+	}
+	req.Query = q
+	req.Body = []byte(ev.Body)
+	if ev.IsBase64Encoded {
+		b, err := base64.StdEncoding.DecodeString(ev.Body)
+		if err != nil {
+			return apierr.New(apierr.InvalidJSON, "the request body could not be decoded")
+		}
+		req.Body = b
+	}
+	return nil
+}
+
+// bearer extracts the token of an "Authorization: Bearer <token>" header.
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+func finish(resp *Response, requestID string) *Response {
+	if resp == nil {
+		resp = ErrorResponse(nil, requestID)
+	}
+	if resp.Header == nil {
+		resp.Header = http.Header{}
+	}
+	if resp.Header.Get("Content-Type") == "" && len(resp.Body) > 0 {
+		resp.Header.Set("Content-Type", "application/json")
+	}
+	resp.Header.Set("X-Request-Id", requestID)
+	return resp
+}
+
+func toEvent(resp *Response) events.APIGatewayV2HTTPResponse {
+	h := make(map[string]string, len(resp.Header))
+	for k, v := range resp.Header {
+		h[k] = strings.Join(v, ", ")
+	}
+	return events.APIGatewayV2HTTPResponse{StatusCode: resp.Status, Headers: h, Body: string(resp.Body)}
+}

@@ -1,0 +1,65 @@
+// Package httpapi implements the common HTTP contract of every API function:
+// request ids, the error envelope, authentication, body limits, JSON
+// decoding and logging, on top of API Gateway HTTP API (payload 2.0) events.
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Request is an API call as our handlers see it, decoded from the
+// API Gateway event.
+type Request struct {
+	Method string
+	// Route is the matched route template, e.g. "POST /public/v1/contacts".
+	Route      string
+	Path       string
+	Header     http.Header
+	Query      url.Values
+	PathParams map[string]string
+	Body       []byte
+	// RequestID is this response's X-Request-Id ("req_<ULID>").
+	RequestID string
+	// Project is the authenticated project; empty on public routes.
+	Project  string
+	Received time.Time
+	// BaseURL is the public scheme://host of the API as the caller reached it.
+	BaseURL string
+}
+
+// Response is what a handler returns; the adapter adds the common headers.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Handler serves one endpoint. A returned error is rendered in the error
+// envelope: an *apierr.Error with its code, anything else as 500 INTERNAL.
+type Handler func(ctx context.Context, r *Request) (*Response, error)
+
+// JSON encodes v as the body of a response with the given status.
+func JSON(status int, v any) (*Response, error) {
+	body, err := Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &Response{Status: status, Header: http.Header{"Content-Type": []string{"application/json"}}, Body: body}, nil
+}
+
+// Marshal encodes v as compact JSON without HTML escaping ("<" stays "<"):
+// API bodies are not embedded in HTML.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,93 @@
+// Package ids mints and parses the public identifiers of the API.
+//
+// Every identifier is a type prefix and a ULID ("ct_01JD..."). The ULID's
+// millisecond timestamp IS the resource's created_at, so ordering by id is
+// ordering by (created_at, id): one sort key serves cursor pagination, time
+// range filters and lookups by id, with no secondary index.
+package ids
+
+import (
+	"crypto/rand"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Prefixes of the public identifiers, one per resource type.
+const (
+	Contact         = "ct"
+	Message         = "msg"
+	Import          = "imp"
+	Run             = "run"
+	Event           = "evt"
+	Request         = "req"
+	Project         = "prj"
+	WebhookEndpoint = "we"
+	Delivery        = "dlv"
+	Inspector       = "insp"
+	APIKey          = "key"
+)
+
+// ErrMalformed reports an identifier that does not have the expected prefix
+// or does not carry a valid ULID.
+var ErrMalformed = errors.New("ids: malformed identifier")
+
+var (
+	mu      sync.Mutex
+	entropy = ulid.Monotonic(rand.Reader, 0)
+)
+
+// NewULID returns a ULID for time t. Within one process ULIDs minted in the
+// same millisecond are strictly increasing, so ids never tie.
+func NewULID(t time.Time) ulid.ULID {
+	mu.Lock()
+	defer mu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(t), entropy)
+}
+
+// New returns "<prefix>_<ULID>" for time t.
+func New(prefix string, t time.Time) string {
+	return prefix + "_" + NewULID(t).String()
+}
+
+// Parse checks that id is "<prefix>_<ULID>" and returns the ULID part.
+func Parse(prefix, id string) (ulid.ULID, error) {
+	rest, ok := strings.CutPrefix(id, prefix+"_")
+	if !ok || len(rest) != ulid.EncodedSize {
+		return ulid.ULID{}, ErrMalformed
+	}
+	u, err := ulid.ParseStrict(rest)
+	if err != nil {
+		return ulid.ULID{}, ErrMalformed
+	}
+	return u, nil
+}
+
+// Time returns the creation time carried by a ULID, in UTC.
+func Time(u ulid.ULID) time.Time {
+	return ulid.Time(u.Time()).UTC()
+}
+
+// Timestamp formats t the way every created_at of the API is formatted:
+// RFC 3339 in UTC with milliseconds.
+func Timestamp(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+}
+
+// LowerBound returns the smallest ULID string whose time is >= t; with
+// UpperBound it turns a time range into a sort key range.
+func LowerBound(t time.Time) string {
+	var u ulid.ULID
+	_ = u.SetTime(ulid.Timestamp(t))
+	return u.String()
+}
+
+// UpperBound returns the largest ULID string whose time is <= t (to the ms).
+func UpperBound(t time.Time) string {
+	u := ulid.ULID{0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+	_ = u.SetTime(ulid.Timestamp(t))
+	return u.String()
+}

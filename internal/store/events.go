@@ -1,0 +1,58 @@
+package store
+
+import (
+	"time"
+
+	"github.com/botix/public-api/internal/domain"
+	"github.com/botix/public-api/internal/ids"
+)
+
+// EventRetention is how long outbox events stay readable through the event
+// polling API (TTL).
+const EventRetention = 30 * 24 * time.Hour
+
+// EntityEvent is the entity of outbox event items; the dispatch function's
+// stream filter in template.yaml selects INSERTs of it.
+const EntityEvent = "event"
+
+type eventItem struct {
+	PK        string `dynamodbav:"pk"`
+	SK        string `dynamodbav:"sk"`
+	GSI1PK    string `dynamodbav:"gsi1pk"`
+	GSI1SK    string `dynamodbav:"gsi1sk"`
+	Entity    string `dynamodbav:"entity"`
+	ID        string `dynamodbav:"id"`
+	Type      string `dynamodbav:"type"`
+	CreatedAt string `dynamodbav:"created_at"`
+	ProjectID string `dynamodbav:"project_id"`
+	// Data is the event's data as raw JSON text, kept byte for byte.
+	Data string `dynamodbav:"data"`
+	// TargetEndpoint restricts the fan-out to one endpoint (webhook.test).
+	TargetEndpoint string `dynamodbav:"target_endpoint_id,omitempty"`
+	ExpiresAt      int64  `dynamodbav:"expires_at"`
+}
+
+// NewEvent mints an outbox event of type typ about data, created now.
+func NewEvent(project, typ string, data []byte, now time.Time) domain.Event {
+	return domain.Event{ID: ids.New(ids.Event, now), Type: typ, CreatedAt: ids.Timestamp(now), ProjectID: project, Data: data}
+}
+
+// AddEvent adds the outbox write of ev to the plan, so that the event
+// exists if and only if the business change it describes commits.
+func (s *Store) AddEvent(p *Plan, ev domain.Event, targetEndpoint string) error {
+	u, err := ids.Parse(ids.Event, ev.ID)
+	if err != nil {
+		return err
+	}
+	w, err := put(s.Tables.Data, eventItem{
+		PK: scoped(ev.ProjectID, "EVT"), SK: u.String(), GSI1PK: eventTypePK(ev.ProjectID, ev.Type), GSI1SK: u.String(),
+		Entity: EntityEvent, ID: ev.ID, Type: ev.Type, CreatedAt: ev.CreatedAt, ProjectID: ev.ProjectID,
+		Data: string(ev.Data), TargetEndpoint: targetEndpoint,
+		ExpiresAt: ids.Time(u).Add(EventRetention).Unix(),
+	}, "attribute_not_exists(pk)")
+	if err != nil {
+		return err
+	}
+	p.Add(w, nil)
+	return nil
+}

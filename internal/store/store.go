@@ -1,0 +1,85 @@
+// Package store is the DynamoDB adapter of the API: every read and write of
+// the data table and the idempotency table goes through it. It is tested
+// against DynamoDB Local, never a mock: conditions, transactions and paging
+// keys are behaviour that DynamoDB decides.
+package store
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+
+	"github.com/botix/public-api/internal/apierr"
+)
+
+// Tables names the DynamoDB tables of one deployment.
+type Tables struct {
+	// Data holds projects, keys, contacts, messages, catalog, outbox events,
+	// webhook endpoints and deliveries (single-table design, see keys.go).
+	Data string
+	// Idempotency holds idempotency records, one per (project, key).
+	Idempotency string
+}
+
+// Store reads and writes the API's data in DynamoDB.
+type Store struct {
+	DB     *dynamodb.Client
+	Tables Tables
+	// Now is the clock used for TTLs and leases; nil means time.Now.
+	Now func() time.Time
+}
+
+// New returns a Store over db and tables.
+func New(db *dynamodb.Client, tables Tables) *Store {
+	return &Store{DB: db, Tables: tables}
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// ErrNotFound reports that an item does not exist (or belongs to another
+// project, which callers must not be able to tell apart).
+var ErrNotFound = apierr.New(apierr.NotFound, "not found")
+
+// throttleCodes are DynamoDB error codes after which a retry can succeed.
+var throttleCodes = map[string]bool{
+	"ProvisionedThroughputExceededException": true,
+	"ThrottlingException":                    true,
+	"RequestLimitExceeded":                   true,
+	"InternalServerError":                    true,
+	"ServiceUnavailable":                     true,
+	"TransactionInProgressException":         true,
+	"LimitExceededException":                 true,
+}
+
+// classify turns a DynamoDB failure into the API's vocabulary: throttling,
+// engine 5xx, network failures and deadlines become SERVICE_UNAVAILABLE
+// (503 with Retry-After); anything else stays an internal error.
+func classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := apierr.As(err); ok {
+		return err
+	}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		if throttleCodes[apiErr.ErrorCode()] {
+			return apierr.Unavailable(err)
+		}
+		return err
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return apierr.Unavailable(err)
+	}
+	return err
+}

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/botix/public-api/internal/apierr"
+)
+
+// Plan is the set of writes of one operation. It commits in a single
+// TransactWriteItems, together with the caller's guard item (the
+// idempotency record's completion), or not at all.
+type Plan struct {
+	Items []types.TransactWriteItem
+	// conflicts maps the index of an item to the error reported when that
+	// item's condition fails (e.g. CONTACT_ALREADY_EXISTS).
+	conflicts map[int]error
+}
+
+// Add appends a write; onConflict, if not nil, is the error reported when
+// the write's condition fails.
+func (p *Plan) Add(w types.TransactWriteItem, onConflict error) {
+	if onConflict != nil {
+		if p.conflicts == nil {
+			p.conflicts = map[int]error{}
+		}
+		p.conflicts[len(p.Items)] = onConflict
+	}
+	p.Items = append(p.Items, w)
+}
+
+// Empty reports whether the plan writes nothing.
+func (p *Plan) Empty() bool { return len(p.Items) == 0 }
+
+// FencedError reports that the guard's condition failed: the caller no
+// longer holds the lock it committed under. Old is the guard item as it
+// is now (ALL_OLD), so the caller can tell what happened without a read.
+type FencedError struct {
+	Old map[string]types.AttributeValue
+}
+
+func (e *FencedError) Error() string { return "store: commit fenced: the lock is no longer held" }
+
+// maxConflictRetries bounds how often a transaction that lost a race with
+// another transaction on a shared item (TransactionConflict) is re-sent.
+const maxConflictRetries = 6
+
+// Commit writes the plan and the guard atomically. It returns nil on
+// success, the plan's conflict error when one of its conditions failed,
+// *FencedError when the guard's condition failed, and SERVICE_UNAVAILABLE
+// when DynamoDB throttles or fails. Re-sending is safe: nothing was written.
+func (s *Store) Commit(ctx context.Context, p Plan, guard *types.TransactWriteItem) error {
+	items := p.Items
+	if guard != nil {
+		items = append(append([]types.TransactWriteItem(nil), p.Items...), *guard)
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	for attempt := 0; ; attempt++ {
+		_, err := s.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if err == nil {
+			return nil
+		}
+		var canceled *types.TransactionCanceledException
+		if !errors.As(err, &canceled) {
+			return classify(err)
+		}
+		reasons := canceled.CancellationReasons
+		if guard != nil && len(reasons) == len(items) && code(reasons[len(items)-1]) == "ConditionalCheckFailed" {
+			return &FencedError{Old: reasons[len(items)-1].Item}
+		}
+		retry := false
+		for i, r := range reasons {
+			switch code(r) {
+			case "ConditionalCheckFailed":
+				if e, ok := p.conflicts[i]; ok {
+					return e
+				}
+				return err
+			case "TransactionConflict":
+				retry = true
+			case "ThrottlingError", "ProvisionedThroughputExceeded":
+				return apierr.Unavailable(err)
+			}
+		}
+		if !retry || attempt >= maxConflictRetries {
+			return apierr.Unavailable(err)
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return apierr.Unavailable(err)
+		}
+	}
+}
+
+func code(r types.CancellationReason) string { return aws.ToString(r.Code) }
+
+// backoff is a full-jitter exponential delay: 5 ms, 10 ms, ... up to 320 ms.
+func backoff(attempt int) time.Duration {
+	ceiling := 5 * time.Millisecond << attempt
+	return time.Duration(rand.Int64N(int64(ceiling))) + time.Millisecond
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// put returns a Put of item (marshalled with attributevalue) into table,
+// guarded by condition when it is not empty.
+func put(table string, item any, condition string) (types.TransactWriteItem, error) {
+	av, err := attributevalue.MarshalMap(item)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	p := &types.Put{TableName: aws.String(table), Item: av}
+	if condition != "" {
+		p.ConditionExpression = aws.String(condition)
+	}
+	return types.TransactWriteItem{Put: p}, nil
+}
+
+// keyAV marshals a string key map.
+func keyAV(k map[string]string) map[string]types.AttributeValue {
+	out := make(map[string]types.AttributeValue, len(k))
+	for n, v := range k {
+		out[n] = &types.AttributeValueMemberS{Value: v}
+	}
+	return out
+}
