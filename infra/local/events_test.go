@@ -26,6 +26,9 @@ var sampleExpectations = map[string]struct {
 	"NotFoundFunction":      {404, "NOT_FOUND"},
 	"CreateContactFunction": {201, ""},
 	"GetContactFunction":    {404, "NOT_FOUND"},
+	"SendMessageFunction":   {404, "NOT_FOUND"},
+	"ImportCatalogFunction": {202, ""},
+	"RunScenarioFunction":   {404, "NOT_FOUND"},
 }
 
 // TestEventSamples proves the samples in events/ are real: each function
@@ -51,6 +54,17 @@ func TestEventSamples(t *testing.T) {
 			raw, err := os.ReadFile(filepath.Join(root, "events", id+".json"))
 			if err != nil {
 				t.Fatalf("no sample event: %v", err)
+			}
+			if sh, isStream := rt.StreamHandler(id); isStream {
+				var ev events.DynamoDBEvent
+				if err := json.Unmarshal(raw, &ev); err != nil {
+					t.Fatal(err)
+				}
+				resp, err := sh(context.Background(), ev)
+				if err != nil || len(resp.BatchItemFailures) > 0 {
+					t.Fatalf("stream sample: %v, failures %v", err, resp.BatchItemFailures)
+				}
+				return
 			}
 			h, isHTTP := rt.HTTPHandler(id)
 			if !isHTTP {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/internal/testkit"
 )
@@ -20,7 +22,7 @@ func TestFoundation(t *testing.T) {
 	_, otherKey := testkit.Project(t, rt, "")
 	contacts := rt.URL + "/public/v1/contacts"
 	auth := func(k string) []string {
-		return []string{"Authorization", "Bearer " + k, "Content-Type", "application/json"}
+		return []string{"Authorization", "Bearer " + k, "Content-Type", "application/json", "Idempotency-Key", uuid.NewString()}
 	}
 	body := []byte(`{"phone":"+79990000000","name":"Ivan","tags":["vip"]}`)
 
@@ -61,7 +63,7 @@ func TestFoundation(t *testing.T) {
 		{"invalid phone -> 422 naming the field", "POST", contacts, []byte(`{"phone":"8999","name":"Ivan"}`), auth(key), 422, "VALIDATION_FAILED"},
 		{"unknown field -> 422", "POST", contacts, []byte(`{"phone":"+79990000009","name":"Ivan","age":3}`), auth(key), 422, "VALIDATION_FAILED"},
 		{"wrong type -> 422", "POST", contacts, []byte(`{"phone":79990000009,"name":"Ivan"}`), auth(key), 422, "VALIDATION_FAILED"},
-		{"form body -> 415", "POST", contacts, []byte(`phone=1`), []string{"Authorization", "Bearer " + key, "Content-Type", "application/x-www-form-urlencoded"}, 415, "UNSUPPORTED_MEDIA_TYPE"},
+		{"form body -> 415", "POST", contacts, []byte(`phone=1`), []string{"Authorization", "Bearer " + key, "Content-Type", "application/x-www-form-urlencoded", "Idempotency-Key", uuid.NewString()}, 415, "UNSUPPORTED_MEDIA_TYPE"},
 		{"too large body -> 413", "POST", contacts, []byte(`{"name":"` + strings.Repeat("x", 70<<10) + `"}`), auth(key), 413, "PAYLOAD_TOO_LARGE"},
 		{"unknown route -> 404 envelope", "GET", rt.URL + "/public/v1/nope", nil, nil, 404, "NOT_FOUND"},
 		{"unknown method on a known path -> 404 envelope", "DELETE", contacts, nil, auth(key), 404, "NOT_FOUND"},

@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
@@ -63,10 +64,13 @@ type Runtime struct {
 	cfg      Config
 	tables   map[string]string
 	db       *dynamodb.Client
+	streams  *dynamodbstreams.Client
+	mappings []*streamMapping
 	fns      map[string]template.Function
 	envs     map[string]map[string]string
 	http     map[string]app.HTTPHandler
 	invoke   map[string]app.InvokeHandler
+	stream   map[string]app.StreamHandler
 	routes   []route
 	server   *http.Server
 	stop     context.CancelFunc
@@ -80,12 +84,13 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &Runtime{cfg: cfg, fns: cfg.Template.Functions(), envs: map[string]map[string]string{}, http: map[string]app.HTTPHandler{}, invoke: map[string]app.InvokeHandler{}}
+	r := &Runtime{cfg: cfg, fns: cfg.Template.Functions(), envs: map[string]map[string]string{}, http: map[string]app.HTTPHandler{}, invoke: map[string]app.InvokeHandler{}, stream: map[string]app.StreamHandler{}}
 	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(Region), config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 	if err != nil {
 		return nil, err
 	}
 	r.db = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint) })
+	r.streams = dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint) })
 	r.tables, err = CreateTables(ctx, r.db, cfg.Template, func(id string) string { return cfg.TablePrefix + id })
 	if err != nil {
 		return nil, err
@@ -101,7 +106,9 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	bgCtx, cancel := context.WithCancel(context.Background())
 	r.stop = cancel
-	_ = bgCtx
+	for _, m := range r.mappings {
+		r.background(func() { r.pollStream(bgCtx, m) })
+	}
 	return r, nil
 }
 
@@ -117,6 +124,14 @@ func (r *Runtime) Close() error {
 	}
 	r.bg.Wait()
 	return r.closeErr
+}
+
+func (r *Runtime) background(f func()) {
+	r.bg.Add(1)
+	go func() {
+		defer r.bg.Done()
+		f()
+	}()
 }
 
 // Tables returns logical id -> local table name.
@@ -224,39 +239,46 @@ func (r *Runtime) buildFunctions(ctx context.Context) error {
 	for name := range r.fns {
 		_, isHTTP := registry.HTTP[name]
 		_, isInvoke := registry.Invoke[name]
-		if !isHTTP && !isInvoke {
+		_, isStream := registry.Stream[name]
+		if !isHTTP && !isInvoke && !isStream {
 			problems = append(problems, name+" is in template.yaml but has no builder in internal/app/registry")
 		}
 	}
-	for name, build := range registry.HTTP {
-		if _, ok := r.fns[name]; !ok {
-			problems = append(problems, name+" has a builder but is not in template.yaml")
-			continue
-		}
-		h, err := build(ctx, r.Env(name), r.cfg.Options...)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", name, err))
-			continue
-		}
-		r.http[name] = h
+	buildAll(ctx, r, registry.HTTP, r.http, &problems)
+	buildAll(ctx, r, registry.Invoke, r.invoke, &problems)
+	buildAll(ctx, r, registry.Stream, r.stream, &problems)
+	mappings, err := streamMappings(r.fns)
+	if err != nil {
+		return err
 	}
-	for name, build := range registry.Invoke {
-		if _, ok := r.fns[name]; !ok {
-			problems = append(problems, name+" has a builder but is not in template.yaml")
-			continue
+	for _, m := range mappings {
+		if m.handler = r.stream[m.function]; m.handler == nil {
+			problems = append(problems, m.function+" has a DynamoDB event source but no stream handler")
 		}
-		h, err := build(ctx, r.Env(name), r.cfg.Options...)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", name, err))
-			continue
-		}
-		r.invoke[name] = h
 	}
+	r.mappings = mappings
 	if len(problems) > 0 {
 		sort.Strings(problems)
 		return errors.New("local: " + strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// buildAll builds every function of one kind into into, recording
+// builders without a template function and builders that fail.
+func buildAll[H any](ctx context.Context, r *Runtime, builders map[string]app.Builder[H], into map[string]H, problems *[]string) {
+	for name, build := range builders {
+		if _, ok := r.fns[name]; !ok {
+			*problems = append(*problems, name+" has a builder but is not in template.yaml")
+			continue
+		}
+		h, err := build(ctx, r.Env(name), r.cfg.Options...)
+		if err != nil {
+			*problems = append(*problems, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		into[name] = h
+	}
 }
 
 func (r *Runtime) serveAPI() error {
@@ -299,4 +321,10 @@ func (r *Runtime) HTTPHandler(fn string) (app.HTTPHandler, bool) {
 func (r *Runtime) Function(fn string) (template.Function, bool) {
 	f, ok := r.fns[fn]
 	return f, ok
+}
+
+// StreamHandler returns the handler of a stream consumer.
+func (r *Runtime) StreamHandler(fn string) (app.StreamHandler, bool) {
+	h, ok := r.stream[fn]
+	return h, ok
 }

@@ -44,6 +44,9 @@ func builders() map[string]any {
 	for k, v := range registry.Invoke {
 		out[k] = v
 	}
+	for k, v := range registry.Stream {
+		out[k] = v
+	}
 	return out
 }
 
@@ -227,6 +230,9 @@ func build(b any, env app.Env) error {
 		_, err := f(ctx, env)
 		return err
 	case app.Builder[app.InvokeHandler]:
+		_, err := f(ctx, env)
+		return err
+	case app.Builder[app.StreamHandler]:
 		_, err := f(ctx, env)
 		return err
 	}

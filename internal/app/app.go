@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/awsenv"
@@ -42,6 +43,9 @@ const (
 // HTTPHandler is the Lambda handler of an API route.
 type HTTPHandler = func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 
+// StreamHandler is the Lambda handler of a DynamoDB stream consumer.
+type StreamHandler = func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+
 // InvokeHandler is the Lambda handler of a function invoked directly with a
 // JSON payload (admin, redrive).
 type InvokeHandler = func(context.Context, json.RawMessage) (json.RawMessage, error)
@@ -57,6 +61,7 @@ type options struct {
 	dynamo []func(*dynamodb.Options)
 	now    func() time.Time
 	log    *slog.Logger
+	hooks  api.Hooks
 }
 
 // WithDynamoDB adds options to the DynamoDB client (e.g. a middleware that
@@ -67,6 +72,10 @@ func WithDynamoDB(o ...func(*dynamodb.Options)) Option {
 
 // WithClock replaces the wall clock.
 func WithClock(now func() time.Time) Option { return func(x *options) { x.now = now } }
+
+// WithMutationHooks installs test hooks between the steps of every
+// mutation (see api.Hooks).
+func WithMutationHooks(h api.Hooks) Option { return func(x *options) { x.hooks = h } }
 
 // WithLogger replaces the JSON logger on stdout.
 func WithLogger(l *slog.Logger) Option { return func(x *options) { x.log = l } }
@@ -130,6 +139,13 @@ func (c *core) authenticator() *auth.Cached {
 func (c *core) endpoint(h httpapi.Handler, maxBody int) HTTPHandler {
 	e := &httpapi.Endpoint{Handler: h, Auth: c.authenticator(), MaxBody: maxBody, Log: c.log, Now: c.opts.now}
 	return e.Serve
+}
+
+// mutation returns the Lambda handler of an authenticated, idempotent
+// mutating route.
+func (c *core) mutation(op api.Op, maxBody int) HTTPHandler {
+	m := &api.Mutations{Store: c.store, Log: c.log, Hooks: c.opts.hooks, Now: c.opts.now}
+	return c.endpoint(m.Handler(op), maxBody)
 }
 
 // publicEndpoint returns the Lambda handler of a route without auth.

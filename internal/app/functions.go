@@ -5,6 +5,7 @@ import (
 
 	"github.com/botix/public-api/internal/admin"
 	"github.com/botix/public-api/internal/api"
+	"github.com/botix/public-api/internal/catalogapply"
 )
 
 // NotFound builds the $default route: 404 NOT_FOUND for unmatched requests.
@@ -24,8 +25,7 @@ func CreateContact(ctx context.Context, env Env, opts ...Option) (HTTPHandler, e
 	}
 	h := &api.Contacts{Store: c.store}
 	h.Now = c.opts.now
-	m := &api.Mutations{Store: c.store}
-	return c.endpoint(m.Handler(h.Create), 0), nil
+	return c.mutation(h.Create, 0), nil
 }
 
 // GetContact builds GET /public/v1/contacts/{id}.
@@ -36,6 +36,49 @@ func GetContact(ctx context.Context, env Env, opts ...Option) (HTTPHandler, erro
 	}
 	h := &api.Contacts{Store: c.store}
 	return c.endpoint(h.Get, 0), nil
+}
+
+// SendMessage builds POST /public/v1/messages.
+func SendMessage(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &api.Messages{Store: c.store}
+	h.Now = c.opts.now
+	return c.mutation(h.Create, 0), nil
+}
+
+// ImportCatalog builds POST /public/v1/catalog/imports.
+func ImportCatalog(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &api.Catalog{Store: c.store}
+	h.Now = c.opts.now
+	return c.mutation(h.Import, api.MaxImportBody), nil
+}
+
+// RunScenario builds POST /public/v1/scenarios/{scenario_id}/runs.
+func RunScenario(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &api.Scenarios{Store: c.store}
+	h.Now = c.opts.now
+	return c.mutation(h.Run, 0), nil
+}
+
+// CatalogApply builds the catalog applier (DynamoDB stream consumer).
+func CatalogApply(ctx context.Context, env Env, opts ...Option) (StreamHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	a := &catalogapply.Applier{Store: c.store, Log: c.log}
+	return a.Handle, nil
 }
 
 // Admin builds the admin function (create projects and API keys).

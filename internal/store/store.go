@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -83,3 +84,5 @@ func classify(err error) error {
 	}
 	return err
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"os"
 	"testing"
 
 	"github.com/botix/public-api/infra/local"
@@ -26,6 +28,10 @@ func Runtime(t testing.TB, cfg local.Config) *local.Runtime {
 	cfg.Template = tpl
 	cfg.DynamoDBEndpoint = DynamoDBEndpoint(t)
 	cfg.TablePrefix = UniquePrefix()
+	if os.Getenv("BOTIX_TEST_LOGS") == "" {
+		// Function logs are noise in test output unless asked for.
+		cfg.Options = append([]app.Option{app.WithLogger(slog.New(slog.DiscardHandler))}, cfg.Options...)
+	}
 	rt, err := local.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

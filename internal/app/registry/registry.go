@@ -11,6 +11,14 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 	"NotFoundFunction":      app.NotFound,
 	"CreateContactFunction": app.CreateContact,
 	"GetContactFunction":    app.GetContact,
+	"SendMessageFunction":   app.SendMessage,
+	"ImportCatalogFunction": app.ImportCatalog,
+	"RunScenarioFunction":   app.RunScenario,
+}
+
+// Stream maps DynamoDB stream consumers to their builders.
+var Stream = map[string]app.Builder[app.StreamHandler]{
+	"CatalogApplyFunction": app.CatalogApply,
 }
 
 // Invoke maps directly invoked functions (admin, redrive) to their builders.

@@ -1,0 +1,6 @@
+// Command catalog-import is the Lambda function ImportCatalogFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.ImportCatalog) }

@@ -1,0 +1,6 @@
+// Command scenario-run is the Lambda function RunScenarioFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.RunScenario) }
