@@ -27,6 +27,11 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+## bench: benchmarks against DynamoDB Local (100k-contact pagination, micro-benchmarks); prints Markdown tables.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench
+
 ## build: every function as linux/arm64 bootstrap in the layout sam build uses.
 build:
 	@for fn in $(FUNCTIONS); do \
@@ -49,3 +54,6 @@ build-SendMessageFunction: ; $(call lambda,messages-create)
 build-ImportCatalogFunction: ; $(call lambda,catalog-import)
 build-RunScenarioFunction: ; $(call lambda,scenario-run)
 build-CatalogApplyFunction: ; $(call lambda,catalog-apply)
+build-ListContactsFunction: ; $(call lambda,contacts-list)
+build-CountContactsFunction: ; $(call lambda,contacts-count)
+build-ListMessagesFunction: ; $(call lambda,messages-list)

@@ -29,6 +29,9 @@ var sampleExpectations = map[string]struct {
 	"SendMessageFunction":   {404, "NOT_FOUND"},
 	"ImportCatalogFunction": {202, ""},
 	"RunScenarioFunction":   {404, "NOT_FOUND"},
+	"ListContactsFunction":  {200, ""},
+	"CountContactsFunction": {200, ""},
+	"ListMessagesFunction":  {200, ""},
 }
 
 // TestEventSamples proves the samples in events/ are real: each function

@@ -98,12 +98,18 @@ func TestMutatingEndpointsEndToEnd(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		s := store.New(rt.DynamoDB(), store.Tables{Data: rt.Tables()["DataTable"], Idempotency: rt.Tables()["IdempotencyTable"]})
-		waitFor(t, func() bool { it, err := s.GetCatalogItem(context.Background(), project, "CAP"); return err == nil && it.Price == "990.50" && it.Currency == "USD" })
+		waitFor(t, func() bool {
+			it, err := s.GetCatalogItem(context.Background(), project, "CAP")
+			return err == nil && it.Price == "990.50" && it.Currency == "USD"
+		})
 		r = c.post("/public/v1/catalog/imports", uuid.NewString(), `{"items":[{"sku":"MUG","name":"Mug XL","price":690}]}`)
 		if r.Status != 202 {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		waitFor(t, func() bool { it, err := s.GetCatalogItem(context.Background(), project, "MUG"); return err == nil && it.Price == "690" && it.Name == "Mug XL" })
+		waitFor(t, func() bool {
+			it, err := s.GetCatalogItem(context.Background(), project, "MUG")
+			return err == nil && it.Price == "690" && it.Name == "Mug XL"
+		})
 	})
 	t.Run("catalog import validation names the item", func(t *testing.T) {
 		r := c.post("/public/v1/catalog/imports", uuid.NewString(), `{"items":[{"sku":"A","name":"A","price":1},{"sku":"A","name":"B","price":-1}]}`)

@@ -23,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
@@ -66,6 +67,7 @@ type Runtime struct {
 	db       *dynamodb.Client
 	streams  *dynamodbstreams.Client
 	mappings []*streamMapping
+	secrets  map[string]map[string]string
 	fns      map[string]template.Function
 	envs     map[string]map[string]string
 	http     map[string]app.HTTPHandler
@@ -85,7 +87,10 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	r := &Runtime{cfg: cfg, fns: cfg.Template.Functions(), envs: map[string]map[string]string{}, http: map[string]app.HTTPHandler{}, invoke: map[string]app.InvokeHandler{}, stream: map[string]app.StreamHandler{}}
-	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(Region), config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	// The runtime's own clients cancel in-flight reads when it stops; the
+	// SDK's warnings about those bodies are noise.
+	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(Region), config.WithLogger(logging.Nop{}),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +98,9 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	r.streams = dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint) })
 	r.tables, err = CreateTables(ctx, r.db, cfg.Template, func(id string) string { return cfg.TablePrefix + id })
 	if err != nil {
+		return nil, err
+	}
+	if err := r.generateSecrets(); err != nil {
 		return nil, err
 	}
 	if err := r.resolveEnvironments(); err != nil {
@@ -217,6 +225,9 @@ func (r *Runtime) ref(name string) (string, error) {
 	if _, ok := r.fns[name]; ok {
 		return r.functionName(name), nil
 	}
+	if _, ok := r.secrets[name]; ok {
+		return secretARN(name), nil
+	}
 	return "", fmt.Errorf("local: cannot resolve Ref %s", name)
 }
 
@@ -228,7 +239,7 @@ func (r *Runtime) getAtt(res, attr string) (string, error) {
 }
 
 func (r *Runtime) dynamic(ref string) (string, error) {
-	return "", fmt.Errorf("local: cannot resolve {{resolve:%s}}", ref)
+	return r.resolveSecret(ref)
 }
 
 // buildFunctions builds every function of the template with the same

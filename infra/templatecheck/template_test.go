@@ -215,7 +215,13 @@ func TestEveryVariableAFunctionReadsIsSetByTheTemplate(t *testing.T) {
 // that parse their configuration accept it.
 func sampleValue(name string) string {
 	samples := map[string]string{
-		"LOG_LEVEL": "INFO",
+		"LOG_LEVEL":            "INFO",
+		"CURSOR_SIGNING_KEYS":  "k1:0123456789abcdef0123456789abcdef,-",
+		"OFFSET_MAX":           "10000",
+		"OFFSET_DEPRECATED_AT": "2026-05-01T00:00:00Z",
+		"OFFSET_SUNSET_AT":     "2027-05-01T00:00:00Z",
+		"OFFSET_DOCS_URL":      "https://example.com/docs",
+		"OFFSET_TIME_BUDGET":   "5s",
 	}
 	if v, ok := samples[name]; ok {
 		return v

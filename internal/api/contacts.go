@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 )
 
@@ -16,6 +18,7 @@ import (
 type Contacts struct {
 	clock
 	Store *store.Store
+	Pager *pagination.Pager
 }
 
 // Create is POST /public/v1/contacts: a contact and its contact.created
@@ -47,6 +50,46 @@ func (c *Contacts) Get(ctx context.Context, r *httpapi.Request) (*httpapi.Respon
 		return nil, err
 	}
 	return httpapi.JSON(http.StatusOK, contact)
+}
+
+// List is GET /public/v1/contacts: newest first, filtered by tag,
+// created_after and created_before (all key conditions).
+func (c *Contacts) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	if err := pagination.CheckParams(r.Query, "tag", "created_after", "created_before"); err != nil {
+		return nil, err
+	}
+	problems, filters := apierr.Problems{}, map[string]string{}
+	f := store.ContactFilter{
+		After:  timeParam(r, "created_after", filters, problems),
+		Before: timeParam(r, "created_before", filters, problems),
+	}
+	if tag := r.Query.Get("tag"); tag != "" {
+		if !domain.TagPattern.MatchString(tag) {
+			problems.Add("tag", "must be 1-64 letters, digits, '_', '.', ':' or '-'")
+		}
+		f.Tag, filters["tag"] = tag, tag
+	}
+	if err := problems.ParamErr(); err != nil {
+		return nil, err
+	}
+	req, err := c.Pager.Parse(r, filters)
+	if err != nil {
+		return nil, err
+	}
+	return listPage[domain.Contact](ctx, c.Store, c.Pager, store.ContactsQuery(r.Project, f), req)
+}
+
+// Count is GET /public/v1/contacts/count: the exact number of contacts,
+// from the counter the create transaction updates (no Scan, no COUNT).
+func (c *Contacts) Count(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	if err := pagination.CheckParams(r.Query); err != nil {
+		return nil, err
+	}
+	n, err := c.Store.CountContacts(ctx, r.Project)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.JSON(http.StatusOK, map[string]int64{"total": n})
 }
 
 func (c *Contacts) addEvent(plan *store.Plan, project, typ string, data any) error {

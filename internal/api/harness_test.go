@@ -26,11 +26,13 @@ type harness struct {
 	key     string
 	calls   *testkit.Calls
 	faults  *testkit.Faults
+	// env adds variables to the functions' environment.
+	env map[string]string
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, tables: testkit.Tables(t), calls: &testkit.Calls{}, faults: &testkit.Faults{}}
+	h := &harness{t: t, tables: testkit.Tables(t), calls: &testkit.Calls{}, faults: &testkit.Faults{}, env: testkit.PaginationEnv()}
 	h.store = store.New(testkit.DynamoDB(t), h.tables)
 	p, err := h.store.CreateProject(context.Background(), "test")
 	if err != nil {
@@ -50,7 +52,7 @@ func (h *harness) fn(build app.Builder[app.HTTPHandler], opts ...app.Option) app
 		app.WithDynamoDB(h.calls.Option(), h.faults.Option()),
 		app.WithLogger(slog.New(slog.DiscardHandler)),
 	}, opts...)
-	f, err := build(context.Background(), testkit.Env(h.t, h.tables, nil), opts...)
+	f, err := build(context.Background(), testkit.Env(h.t, h.tables, h.env), opts...)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -66,6 +68,15 @@ func (h *harness) post(route, path, idemKey, body string, params map[string]stri
 	return events.APIGatewayV2HTTPRequest{
 		RouteKey: route, RawPath: path, Headers: headers, Body: body, PathParameters: params,
 		RequestContext: events.APIGatewayV2HTTPRequestContext{HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: http.MethodPost, Path: path}},
+	}
+}
+
+// get is a GET as API Gateway delivers it.
+func (h *harness) get(route, path, query string) events.APIGatewayV2HTTPRequest {
+	return events.APIGatewayV2HTTPRequest{
+		RouteKey: route, RawPath: path, RawQueryString: query,
+		Headers:        map[string]string{"authorization": "Bearer " + h.key},
+		RequestContext: events.APIGatewayV2HTTPRequestContext{HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: http.MethodGet, Path: path}},
 	}
 }
 

@@ -2,11 +2,14 @@ package api
 
 import (
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 )
 
@@ -14,6 +17,7 @@ import (
 type Messages struct {
 	clock
 	Store *store.Store
+	Pager *pagination.Pager
 }
 
 // Create is POST /public/v1/messages: a queued message and its
@@ -40,6 +44,37 @@ func (m *Messages) Create(ctx context.Context, r *httpapi.Request) (Outcome, err
 		return Outcome{}, err
 	}
 	return accepted(msg, plan)
+}
+
+// List is GET /public/v1/messages: newest first, filtered by contact_id
+// (a key condition on GSI1) and status (a FilterExpression, within the
+// read budget).
+func (m *Messages) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	if err := pagination.CheckParams(r.Query, "contact_id", "status"); err != nil {
+		return nil, err
+	}
+	problems, filters := apierr.Problems{}, map[string]string{}
+	f := store.MessageFilter{ContactID: r.Query.Get("contact_id"), Status: r.Query.Get("status")}
+	if f.ContactID != "" {
+		if _, err := ids.Parse(ids.Contact, f.ContactID); err != nil {
+			problems.Add("contact_id", "must be a contact id (ct_...)")
+		}
+		filters["contact_id"] = f.ContactID
+	}
+	if f.Status != "" {
+		if !slices.Contains(domain.MessageStatuses, f.Status) {
+			problems.Add("status", "must be one of "+strings.Join(domain.MessageStatuses, ", "))
+		}
+		filters["status"] = f.Status
+	}
+	if err := problems.ParamErr(); err != nil {
+		return nil, err
+	}
+	req, err := m.Pager.Parse(r, filters)
+	if err != nil {
+		return nil, err
+	}
+	return listPage[domain.Message](ctx, m.Store, m.Pager, store.MessagesQuery(r.Project, f), req)
 }
 
 func contactNotFound(id string) error {

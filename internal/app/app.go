@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +26,9 @@ import (
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/awsenv"
+	"github.com/botix/public-api/internal/cursor"
 	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 )
 
@@ -38,6 +41,12 @@ const (
 	EnvDataTable        = "DATA_TABLE"
 	EnvIdempotencyTable = "IDEMPOTENCY_TABLE"
 	EnvLogLevel         = "LOG_LEVEL"
+	EnvCursorKeys       = "CURSOR_SIGNING_KEYS"
+	EnvOffsetMax        = "OFFSET_MAX"
+	EnvOffsetDeprecated = "OFFSET_DEPRECATED_AT"
+	EnvOffsetSunset     = "OFFSET_SUNSET_AT"
+	EnvOffsetDocsURL    = "OFFSET_DOCS_URL"
+	EnvOffsetTimeBudget = "OFFSET_TIME_BUDGET"
 )
 
 // HTTPHandler is the Lambda handler of an API route.
@@ -154,6 +163,29 @@ func (c *core) publicEndpoint(h httpapi.Handler, maxBody int) HTTPHandler {
 	return e.Serve
 }
 
+// pager reads the pagination configuration: cursor signing keys and the
+// offset mode's policy.
+func (c *core) pager() *pagination.Pager {
+	p := &pagination.Pager{Offset: pagination.Offset{
+		Max:          c.env.integer(EnvOffsetMax),
+		DeprecatedAt: c.env.time(EnvOffsetDeprecated),
+		SunsetAt:     c.env.time(EnvOffsetSunset),
+		DocsURL:      c.env.required(EnvOffsetDocsURL),
+		TimeBudget:   c.env.duration(EnvOffsetTimeBudget),
+	}}
+	if keys := c.env.required(EnvCursorKeys); keys != "" {
+		kr, err := cursor.ParseKeyring(keys)
+		if err != nil {
+			c.env.bad(EnvCursorKeys, err)
+		}
+		p.Keys = kr
+	}
+	if err := p.Offset.Validate(); err != nil && len(c.env.missing) == 0 {
+		c.env.bad("OFFSET_*", err)
+	}
+	return p
+}
+
 // invoke adapts a typed handler to InvokeHandler. Errors keep their public
 // message; internal ones are logged and reported without their text.
 func invoke[In, Out any](log *slog.Logger, h func(context.Context, In) (Out, error)) InvokeHandler {
@@ -176,10 +208,12 @@ func invoke[In, Out any](log *slog.Logger, h func(context.Context, In) (Out, err
 	}
 }
 
-// envReader reads variables and remembers which required ones are missing.
+// envReader reads variables and remembers which required ones are
+// missing and which are malformed.
 type envReader struct {
 	env     Env
 	missing []string
+	invalid []string
 }
 
 func (r *envReader) required(name string) string {
@@ -197,10 +231,47 @@ func (r *envReader) optional(name, def string) string {
 	return def
 }
 
+// bad records a malformed variable; the message must not quote secrets.
+func (r *envReader) bad(name string, err error) {
+	r.invalid = append(r.invalid, name+": "+err.Error())
+}
+
+func (r *envReader) integer(name string) int {
+	v := r.required(name)
+	n, err := strconv.Atoi(v)
+	if v != "" && err != nil {
+		r.bad(name, errors.New("not an integer"))
+	}
+	return n
+}
+
+func (r *envReader) duration(name string) time.Duration {
+	v := r.required(name)
+	d, err := time.ParseDuration(v)
+	if v != "" && err != nil {
+		r.bad(name, errors.New("not a duration such as 5s"))
+	}
+	return d
+}
+
+func (r *envReader) time(name string) time.Time {
+	v := r.required(name)
+	t, err := time.Parse(time.RFC3339, v)
+	if v != "" && err != nil {
+		r.bad(name, errors.New("not an RFC 3339 time"))
+	}
+	return t
+}
+
 func (r *envReader) err() error {
-	if len(r.missing) == 0 {
+	var parts []string
+	if len(r.missing) > 0 {
+		sort.Strings(r.missing)
+		parts = append(parts, "missing environment variables: "+strings.Join(r.missing, ", "))
+	}
+	parts = append(parts, r.invalid...)
+	if len(parts) == 0 {
 		return nil
 	}
-	sort.Strings(r.missing)
-	return fmt.Errorf("missing environment variables: %s", strings.Join(r.missing, ", "))
+	return errors.New(strings.Join(parts, "; "))
 }

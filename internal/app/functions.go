@@ -38,6 +38,36 @@ func GetContact(ctx context.Context, env Env, opts ...Option) (HTTPHandler, erro
 	return c.endpoint(h.Get, 0), nil
 }
 
+// ListContacts builds GET /public/v1/contacts.
+func ListContacts(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &api.Contacts{Store: c.store, Pager: c.pager()}
+	return c.endpoint(h.List, 0), c.env.err()
+}
+
+// CountContacts builds GET /public/v1/contacts/count.
+func CountContacts(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &api.Contacts{Store: c.store}
+	return c.endpoint(h.Count, 0), nil
+}
+
+// ListMessages builds GET /public/v1/messages.
+func ListMessages(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := &api.Messages{Store: c.store, Pager: c.pager()}
+	return c.endpoint(h.List, 0), c.env.err()
+}
+
 // SendMessage builds POST /public/v1/messages.
 func SendMessage(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
 	c, err := newCore(ctx, env, opts)

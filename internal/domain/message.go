@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -57,7 +58,7 @@ func (in MessageInput) Validate() apierr.Problems {
 	case utf8.RuneCountInString(*in.Text) > MaxMessageText:
 		p.Add("text", "must be at most 4096 characters")
 	}
-	if in.Channel != nil && !oneOf(*in.Channel, Channels) {
+	if in.Channel != nil && !slices.Contains(Channels, *in.Channel) {
 		p.Add("channel", "must be one of "+strings.Join(Channels, ", "))
 	}
 	return p
@@ -70,13 +71,4 @@ func NewMessage(in MessageInput, id, createdAt string) Message {
 		m.Channel = *in.Channel
 	}
 	return m
-}
-
-func oneOf(v string, set []string) bool {
-	for _, s := range set {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -20,6 +20,7 @@ import (
 type Calls struct {
 	mu  sync.Mutex
 	ops []string
+	rcu float64
 }
 
 // Option installs the recorder on a DynamoDB client.
@@ -30,7 +31,13 @@ func (c *Calls) Option() func(*dynamodb.Options) {
 				c.mu.Lock()
 				c.ops = append(c.ops, awsmiddleware.GetOperationName(ctx))
 				c.mu.Unlock()
-				return next.HandleInitialize(ctx, in)
+				out, md, err := next.HandleInitialize(ctx, in)
+				if cc := consumed(out.Result); cc != nil {
+					c.mu.Lock()
+					c.rcu += aws.ToFloat64(cc.CapacityUnits)
+					c.mu.Unlock()
+				}
+				return out, md, err
 			}), middleware.Before)
 		})
 	}
@@ -39,8 +46,28 @@ func (c *Calls) Option() func(*dynamodb.Options) {
 // Reset forgets the recorded calls.
 func (c *Calls) Reset() {
 	c.mu.Lock()
-	c.ops = nil
+	c.ops, c.rcu = nil, 0
 	c.mu.Unlock()
+}
+
+// Capacity returns the capacity units consumed by the recorded reads that
+// asked for it (ReturnConsumedCapacity).
+func (c *Calls) Capacity() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rcu
+}
+
+func consumed(result any) *types.ConsumedCapacity {
+	switch r := result.(type) {
+	case *dynamodb.QueryOutput:
+		return r.ConsumedCapacity
+	case *dynamodb.GetItemOutput:
+		return r.ConsumedCapacity
+	case *dynamodb.ScanOutput:
+		return r.ConsumedCapacity
+	}
+	return nil
 }
 
 // Ops returns the recorded operation names in order.

@@ -122,3 +122,16 @@ func Env(t testing.TB, tables store.Tables, extra map[string]string) app.Env {
 	}
 	return func(k string) string { return env[k] }
 }
+
+// CursorKeys is the cursor signing key ring of tests ("k1").
+const CursorKeys = "k1:test-cursor-secret-0123456789abcdef0123"
+
+// PaginationEnv is the pagination configuration of tests: the template's
+// defaults with a test signing key.
+func PaginationEnv() map[string]string {
+	return map[string]string{
+		app.EnvCursorKeys: CursorKeys, app.EnvOffsetMax: "10000",
+		app.EnvOffsetDeprecated: "2026-05-01T00:00:00Z", app.EnvOffsetSunset: "2027-05-01T00:00:00Z",
+		app.EnvOffsetDocsURL: "https://developers.botix.pro/changelog/cursor-pagination", app.EnvOffsetTimeBudget: "5s",
+	}
+}

@@ -14,6 +14,9 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 	"SendMessageFunction":   app.SendMessage,
 	"ImportCatalogFunction": app.ImportCatalog,
 	"RunScenarioFunction":   app.RunScenario,
+	"ListContactsFunction":  app.ListContacts,
+	"CountContactsFunction": app.CountContacts,
+	"ListMessagesFunction":  app.ListMessages,
 }
 
 // Stream maps DynamoDB stream consumers to their builders.

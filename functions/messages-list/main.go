@@ -1,0 +1,6 @@
+// Command messages-list is the Lambda function ListMessagesFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.ListMessages) }

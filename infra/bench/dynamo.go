@@ -1,0 +1,18 @@
+package bench
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/botix/public-api/infra/local"
+)
+
+func dynamoClient(ctx context.Context, endpoint string) *dynamodb.Client {
+	cfg, _ := config.LoadDefaultConfig(ctx, config.WithRegion(local.Region),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
+}

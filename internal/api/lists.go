@@ -1,0 +1,54 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
+	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/pagination"
+	"github.com/botix/public-api/internal/store"
+)
+
+// listPage answers a list request: the page of q that req asks for,
+// decoded as T.
+func listPage[T any](ctx context.Context, s *store.Store, p *pagination.Pager, q store.Query, req pagination.Request) (*httpapi.Response, error) {
+	start := map[string]string(req.Start)
+	if req.OffsetMode {
+		skipped, end, err := s.SkipOffset(ctx, q, req.Offset, p.Offset.TimeBudget)
+		if err != nil {
+			return nil, err
+		}
+		if end {
+			return pagination.Respond[T](p, req, nil, nil, false)
+		}
+		start = skipped
+	}
+	res, err := s.QueryPage(ctx, q, start, req.Limit)
+	if err != nil {
+		return nil, err
+	}
+	var data []T
+	if err := attributevalue.UnmarshalListOfMaps(res.Items, &data); err != nil {
+		return nil, err
+	}
+	return pagination.Respond(p, req, data, res.Next, res.HasMore)
+}
+
+// timeParam parses an RFC 3339 query parameter; the normalised form goes
+// into filters (for the cursor binding).
+func timeParam(r *httpapi.Request, name string, filters map[string]string, problems apierr.Problems) time.Time {
+	v := r.Query.Get(name)
+	if v == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		problems.Add(name, "must be an RFC 3339 time such as 2026-11-29T08:00:00Z")
+		return time.Time{}
+	}
+	filters[name] = t.UTC().Format(time.RFC3339Nano)
+	return t
+}

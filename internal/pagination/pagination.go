@@ -1,0 +1,200 @@
+// Package pagination is the HTTP side of pillar 2, shared by every list
+// endpoint: it parses cursor_limit/cursor (and the deprecated offset mode),
+// binds cursors to project + endpoint + filters, and renders pages.
+package pagination
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/cursor"
+	"github.com/botix/public-api/internal/httpapi"
+)
+
+// Limits of a page.
+const (
+	DefaultLimit = 20
+	MaxLimit     = 200
+	// DefaultOffsetMax is the largest offset offset mode serves by default.
+	DefaultOffsetMax = 10000
+)
+
+// Offset is the policy of the deprecated offset mode.
+type Offset struct {
+	// Max is the largest offset served; past it: 400 OFFSET_TOO_LARGE.
+	Max int
+	// DeprecatedAt and SunsetAt feed the Deprecation (RFC 9745) and Sunset
+	// (RFC 8594) headers; SunsetAt is the "migrate by" date.
+	DeprecatedAt, SunsetAt time.Time
+	// DocsURL is the migration guide (Link rel="deprecation").
+	DocsURL string
+	// TimeBudget bounds the time spent skipping offset items; past it:
+	// 400 OFFSET_TOO_LARGE. The request's deadline bounds it too.
+	TimeBudget time.Duration
+}
+
+// Validate checks the policy (Sunset may not precede Deprecation).
+func (o Offset) Validate() error {
+	switch {
+	case o.Max < 0:
+		return fmt.Errorf("pagination: offset maximum %d is negative", o.Max)
+	case o.SunsetAt.Before(o.DeprecatedAt):
+		return fmt.Errorf("pagination: sunset %s is earlier than deprecation %s", o.SunsetAt.Format(time.RFC3339), o.DeprecatedAt.Format(time.RFC3339))
+	case o.DocsURL == "":
+		return fmt.Errorf("pagination: the offset deprecation needs a docs URL")
+	case o.TimeBudget <= 0:
+		return fmt.Errorf("pagination: the offset time budget must be positive")
+	}
+	return nil
+}
+
+// Pager parses and renders the pages of list endpoints.
+type Pager struct {
+	Keys   *cursor.Keyring
+	Offset Offset
+}
+
+// Request is a parsed page request.
+type Request struct {
+	// OffsetMode is the deprecated ?pagination=offset.
+	OffsetMode bool
+	Limit      int
+	// Start is where the page starts (nil for the first page).
+	Start  cursor.Position
+	Offset int
+
+	binding cursor.Binding
+}
+
+// Parse reads the paging parameters of a list request whose filters, in
+// normalised form, are filters; other query parameters are the endpoint's
+// business (see CheckParams).
+func (p *Pager) Parse(r *httpapi.Request, filters map[string]string) (Request, error) {
+	q := r.Query
+	req := Request{binding: cursor.Binding{Project: r.Project, Endpoint: r.Route, Filters: cursor.Normalize(filters)}}
+	switch q.Get("pagination") {
+	case "", "cursor":
+	case "offset":
+		return p.parseOffset(q, req)
+	default:
+		return Request{}, apierr.Problems{"pagination": "must be cursor (default) or offset (deprecated)"}.ParamErr()
+	}
+	for _, name := range []string{"offset", "limit"} {
+		if q.Has(name) {
+			return Request{}, apierr.Problems{name: "is a parameter of the deprecated offset mode (pagination=offset); with cursors use cursor and cursor_limit"}.ParamErr()
+		}
+	}
+	limit, err := intParam(q, "cursor_limit", DefaultLimit, 1, MaxLimit)
+	if err != nil {
+		return Request{}, err
+	}
+	req.Limit = limit
+	if tok := q.Get("cursor"); tok != "" {
+		pos, err := p.Keys.Decode(req.binding, tok)
+		if err != nil {
+			return Request{}, err
+		}
+		req.Start = pos
+	}
+	return req, nil
+}
+
+func (p *Pager) parseOffset(q url.Values, req Request) (Request, error) {
+	for _, name := range []string{"cursor", "cursor_limit"} {
+		if q.Has(name) {
+			return Request{}, apierr.Problems{name: "cannot be combined with pagination=offset"}.ParamErr()
+		}
+	}
+	limit, err := intParam(q, "limit", DefaultLimit, 1, MaxLimit)
+	if err != nil {
+		return Request{}, err
+	}
+	offset, err := intParam(q, "offset", 0, 0, int(^uint(0)>>1))
+	if err != nil {
+		return Request{}, err
+	}
+	if offset > p.Offset.Max {
+		return Request{}, apierr.New(apierr.OffsetTooLarge, "offset %d is past the maximum of offset pagination (%d); walk the list with cursors instead: pass next_cursor as cursor (see %s)", offset, p.Offset.Max, p.Offset.DocsURL)
+	}
+	req.OffsetMode, req.Limit, req.Offset = true, limit, offset
+	return req, nil
+}
+
+func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
+	if !q.Has(name) {
+		return def, nil
+	}
+	n, err := strconv.Atoi(q.Get(name))
+	if err != nil || n < lo || n > hi {
+		if hi == int(^uint(0)>>1) {
+			return 0, apierr.Problems{name: fmt.Sprintf("must be an integer >= %d", lo)}.ParamErr()
+		}
+		return 0, apierr.Problems{name: fmt.Sprintf("must be an integer from %d to %d", lo, hi)}.ParamErr()
+	}
+	return n, nil
+}
+
+// CheckParams refuses query parameters that are neither paging parameters
+// nor one of the endpoint's filters: a typo must not silently widen a list.
+func CheckParams(q url.Values, filters ...string) error {
+	known := map[string]bool{"cursor": true, "cursor_limit": true, "pagination": true, "offset": true, "limit": true}
+	for _, f := range filters {
+		known[f] = true
+	}
+	for name := range q {
+		if !known[name] {
+			return apierr.Problems{name: "is not a parameter of this list"}.ParamErr()
+		}
+	}
+	return nil
+}
+
+// Page is the body of a cursor-mode list response.
+type Page[T any] struct {
+	Data       []T     `json:"data"`
+	NextCursor *string `json:"next_cursor"`
+	HasMore    bool    `json:"has_more"`
+}
+
+// OffsetPage is the body of an offset-mode list response.
+type OffsetPage[T any] struct {
+	Data    []T  `json:"data"`
+	HasMore bool `json:"has_more"`
+}
+
+// Respond renders a page: next is where the following page starts (nil
+// when hasMore is false). next_cursor is null exactly when has_more is
+// false. Offset mode adds the deprecation headers.
+func Respond[T any](p *Pager, req Request, data []T, next cursor.Position, hasMore bool) (*httpapi.Response, error) {
+	if data == nil {
+		data = []T{}
+	}
+	if req.OffsetMode {
+		resp, err := httpapi.JSON(http.StatusOK, OffsetPage[T]{Data: data, HasMore: hasMore})
+		if err != nil {
+			return nil, err
+		}
+		p.deprecationHeaders(resp.Header)
+		return resp, nil
+	}
+	page := Page[T]{Data: data, HasMore: hasMore}
+	if hasMore {
+		tok, err := p.Keys.Encode(req.binding, next)
+		if err != nil {
+			return nil, err
+		}
+		page.NextCursor = &tok
+	}
+	return httpapi.JSON(http.StatusOK, page)
+}
+
+func (p *Pager) deprecationHeaders(h http.Header) {
+	h.Set("X-API-Notice", "pagination=offset deprecated, migrate by "+p.Offset.SunsetAt.UTC().Format("2006-01-02"))
+	h.Set("Deprecation", "@"+strconv.FormatInt(p.Offset.DeprecatedAt.Unix(), 10))
+	h.Set("Sunset", p.Offset.SunsetAt.UTC().Format(http.TimeFormat))
+	h.Set("Link", "<"+p.Offset.DocsURL+">; rel=\"deprecation\"")
+}
