@@ -4,6 +4,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -112,3 +113,5 @@ func ratio(a, b float64) string {
 }
 
 func fprintf(w io.Writer, format string, args ...any) { _, _ = fmt.Fprintf(w, format, args...) }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

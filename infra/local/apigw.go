@@ -142,7 +142,7 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	ev := toEvent(req, body, rt, params)
-	ctx, cancel := context.WithTimeout(req.Context(), r.fns[rt.function].Timeout())
+	ctx, cancel := context.WithTimeout(req.Context(), r.timeout(rt.function))
 	defer cancel()
 	resp, err := r.http[rt.function](ctx, ev)
 	if err != nil {

@@ -32,6 +32,13 @@ var sampleExpectations = map[string]struct {
 	"ListContactsFunction":  {200, ""},
 	"CountContactsFunction": {200, ""},
 	"ListMessagesFunction":  {200, ""},
+
+	"CreateWebhookEndpointFunction": {201, ""},
+	"ListWebhookEndpointsFunction":  {200, ""},
+	"GetWebhookEndpointFunction":    {404, "NOT_FOUND"},
+	"UpdateWebhookEndpointFunction": {404, "NOT_FOUND"},
+	"DeleteWebhookEndpointFunction": {404, "NOT_FOUND"},
+	"RotateWebhookSecretFunction":   {404, "NOT_FOUND"},
 }
 
 // TestEventSamples proves the samples in events/ are real: each function
@@ -66,6 +73,19 @@ func TestEventSamples(t *testing.T) {
 				resp, err := sh(context.Background(), ev)
 				if err != nil || len(resp.BatchItemFailures) > 0 {
 					t.Fatalf("stream sample: %v, failures %v", err, resp.BatchItemFailures)
+				}
+				return
+			}
+			if qh, isQueue := rt.QueueHandler(id); isQueue {
+				var ev events.SQSEvent
+				if err := json.Unmarshal(raw, &ev); err != nil {
+					t.Fatal(err)
+				}
+				// The sample names a delivery that does not exist: the
+				// message is obsolete, acknowledged without failure.
+				resp, err := qh(context.Background(), ev)
+				if err != nil || len(resp.BatchItemFailures) > 0 {
+					t.Fatalf("queue sample: %v, failures %v", err, resp.BatchItemFailures)
 				}
 				return
 			}

@@ -23,7 +23,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/logging"
+	"github.com/sivchari/kumo"
 
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
@@ -51,10 +54,20 @@ type Config struct {
 	// Env adds variables to every function's environment: local-only
 	// settings that the template never sets (WEBHOOK_ALLOW_LOOPBACK).
 	Env map[string]string
-	// Options are passed to every function builder.
-	Options []app.Option
+	// Options are passed to every function builder; FunctionOptions to
+	// one function's only (by logical id).
+	Options         []app.Option
+	FunctionOptions map[string][]app.Option
 	// Log receives the runtime's own messages; nil discards them.
 	Log *slog.Logger
+	// VisibilityTimeout and Timeouts override the template's queue
+	// visibility timeouts and function timeouts (by logical id), so that
+	// crash tests see a message return in seconds rather than minutes.
+	VisibilityTimeout map[string]time.Duration
+	Timeouts          map[string]time.Duration
+	// QueuePollers bounds the concurrent invocations per SQS source
+	// (default 4, never above the template's MaximumConcurrency).
+	QueuePollers int
 }
 
 // Runtime is a running local system.
@@ -68,6 +81,13 @@ type Runtime struct {
 	streams  *dynamodbstreams.Client
 	mappings []*streamMapping
 	secrets  map[string]map[string]string
+	kumo     *kumo.Server
+	sqs      *sqs.Client
+	sched    *scheduler.Client
+	queues   map[string]queue
+	groups   []string
+	sqsMaps  []*sqsMapping
+	queue    map[string]app.QueueHandler
 	fns      map[string]template.Function
 	envs     map[string]map[string]string
 	http     map[string]app.HTTPHandler
@@ -86,7 +106,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &Runtime{cfg: cfg, fns: cfg.Template.Functions(), envs: map[string]map[string]string{}, http: map[string]app.HTTPHandler{}, invoke: map[string]app.InvokeHandler{}, stream: map[string]app.StreamHandler{}}
+	r := &Runtime{cfg: cfg, fns: cfg.Template.Functions(), envs: map[string]map[string]string{}, http: map[string]app.HTTPHandler{}, invoke: map[string]app.InvokeHandler{}, stream: map[string]app.StreamHandler{}, queue: map[string]app.QueueHandler{}}
 	// The runtime's own clients cancel in-flight reads when it stops; the
 	// SDK's warnings about those bodies are noise.
 	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(Region), config.WithLogger(logging.Nop{}),
@@ -94,13 +114,23 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.db = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint) })
+	r.db = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(cfg.DynamoDBEndpoint), true
+	})
 	r.streams = dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint) })
 	r.tables, err = CreateTables(ctx, r.db, cfg.Template, func(id string) string { return cfg.TablePrefix + id })
 	if err != nil {
 		return nil, err
 	}
 	if err := r.generateSecrets(); err != nil {
+		return nil, err
+	}
+	// SQS and EventBridge Scheduler: kumo, in process.
+	r.kumo = kumo.NewServer()
+	r.sqs = sqs.NewFromConfig(awsCfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(r.kumo.URL) })
+	r.sched = scheduler.NewFromConfig(awsCfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(r.kumo.URL) })
+	if err := r.createQueues(ctx); err != nil {
+		r.kumo.Close()
 		return nil, err
 	}
 	if err := r.resolveEnvironments(); err != nil {
@@ -117,6 +147,16 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	for _, m := range r.mappings {
 		r.background(func() { r.pollStream(bgCtx, m) })
 	}
+	pollers := r.cfg.QueuePollers
+	if pollers == 0 {
+		pollers = 4
+	}
+	for _, m := range r.sqsMaps {
+		for i := 0; i < min(pollers, m.concurrency); i++ {
+			r.background(func() { r.pollQueue(bgCtx, m) })
+		}
+	}
+	r.background(func() { r.runScheduler(bgCtx) })
 	return r, nil
 }
 
@@ -131,6 +171,9 @@ func (r *Runtime) Close() error {
 		r.closeErr = r.server.Shutdown(ctx)
 	}
 	r.bg.Wait()
+	if r.kumo != nil {
+		r.kumo.Close()
+	}
 	return r.closeErr
 }
 
@@ -165,7 +208,7 @@ func (r *Runtime) Invoke(ctx context.Context, fn string, payload any) (json.RawM
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.fns[fn].Timeout())
+	ctx, cancel := context.WithTimeout(ctx, r.timeout(fn))
 	defer cancel()
 	return h(ctx, b)
 }
@@ -177,11 +220,13 @@ func (r *Runtime) resolveEnvironments() error {
 	res := template.Resolver{Ref: r.ref, GetAtt: r.getAtt, Dynamic: r.dynamic}
 	for name, fn := range r.fns {
 		env := map[string]string{
-			"AWS_REGION":                Region,
-			"AWS_ACCESS_KEY_ID":         "local",
-			"AWS_SECRET_ACCESS_KEY":     "local",
-			"AWS_ENDPOINT_URL_DYNAMODB": r.cfg.DynamoDBEndpoint,
-			"AWS_LAMBDA_FUNCTION_NAME":  r.functionName(name),
+			"AWS_REGION":                 Region,
+			"AWS_ACCESS_KEY_ID":          "local",
+			"AWS_SECRET_ACCESS_KEY":      "local",
+			"AWS_ENDPOINT_URL_DYNAMODB":  r.cfg.DynamoDBEndpoint,
+			"AWS_ENDPOINT_URL_SQS":       r.kumo.URL,
+			"AWS_ENDPOINT_URL_SCHEDULER": r.kumo.URL,
+			"AWS_LAMBDA_FUNCTION_NAME":   r.functionName(name),
 		}
 		for k, v := range fn.Environment() {
 			s, err := res.String(v)
@@ -198,6 +243,23 @@ func (r *Runtime) resolveEnvironments() error {
 	return nil
 }
 
+// stackName names the local stack: "botix-local", or the table prefix
+// when several runtimes share one process (kumo's state is per process).
+func (r *Runtime) stackName() string {
+	if p := strings.TrimSuffix(r.cfg.TablePrefix, "-"); p != "" {
+		return p
+	}
+	return "botix-local"
+}
+
+// timeout is a function's timeout: the template's, unless overridden.
+func (r *Runtime) timeout(fn string) time.Duration {
+	if d, ok := r.cfg.Timeouts[fn]; ok {
+		return d
+	}
+	return r.fns[fn].Timeout()
+}
+
 func (r *Runtime) functionName(logicalID string) string { return "botix-local-" + logicalID }
 
 func (r *Runtime) ref(name string) (string, error) {
@@ -211,7 +273,7 @@ func (r *Runtime) ref(name string) (string, error) {
 	case "AWS::Partition":
 		return "aws", nil
 	case "AWS::StackName":
-		return "botix-local", nil
+		return r.stackName(), nil
 	}
 	if v, ok := r.cfg.Parameters[name]; ok {
 		return v, nil
@@ -228,12 +290,29 @@ func (r *Runtime) ref(name string) (string, error) {
 	if _, ok := r.secrets[name]; ok {
 		return secretARN(name), nil
 	}
+	if q, ok := r.queues[name]; ok {
+		return q.url, nil
+	}
+	if res, ok := r.cfg.Template.Resources[name]; ok && res.Type == "AWS::Scheduler::ScheduleGroup" {
+		return template.Resolver{Ref: r.ref, GetAtt: r.getAtt, Dynamic: r.dynamic}.String(res.Properties["Name"])
+	}
 	return "", fmt.Errorf("local: cannot resolve Ref %s", name)
 }
 
 func (r *Runtime) getAtt(res, attr string) (string, error) {
 	if t, ok := r.tables[res]; ok && attr == "Arn" {
 		return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", Region, AccountID, t), nil
+	}
+	if q, ok := r.queues[res]; ok {
+		switch attr {
+		case "Arn":
+			return q.arn, nil
+		case "QueueUrl":
+			return q.url, nil
+		}
+	}
+	if rs, ok := r.cfg.Template.Resources[res]; ok && rs.Type == "AWS::IAM::Role" && attr == "Arn" {
+		return fmt.Sprintf("arn:aws:iam::%s:role/%s", AccountID, res), nil
 	}
 	return "", fmt.Errorf("local: cannot resolve Fn::GetAtt %s.%s", res, attr)
 }
@@ -251,7 +330,8 @@ func (r *Runtime) buildFunctions(ctx context.Context) error {
 		_, isHTTP := registry.HTTP[name]
 		_, isInvoke := registry.Invoke[name]
 		_, isStream := registry.Stream[name]
-		if !isHTTP && !isInvoke && !isStream {
+		_, isQueue := registry.Queue[name]
+		if !isHTTP && !isInvoke && !isStream && !isQueue {
 			problems = append(problems, name+" is in template.yaml but has no builder in internal/app/registry")
 		}
 	}
@@ -268,6 +348,20 @@ func (r *Runtime) buildFunctions(ctx context.Context) error {
 		}
 	}
 	r.mappings = mappings
+	buildAll(ctx, r, registry.Queue, r.queue, &problems)
+	sqsMaps, err := sqsMappings(r.fns)
+	if err != nil {
+		return err
+	}
+	for _, m := range sqsMaps {
+		if m.handler = r.queue[m.function]; m.handler == nil {
+			problems = append(problems, m.function+" has an SQS event source but no queue handler")
+		}
+		if _, ok := r.queues[m.queue]; !ok {
+			problems = append(problems, m.function+" reads queue "+m.queue+", which is not in the template")
+		}
+	}
+	r.sqsMaps = sqsMaps
 	if len(problems) > 0 {
 		sort.Strings(problems)
 		return errors.New("local: " + strings.Join(problems, "; "))
@@ -283,7 +377,8 @@ func buildAll[H any](ctx context.Context, r *Runtime, builders map[string]app.Bu
 			*problems = append(*problems, name+" has a builder but is not in template.yaml")
 			continue
 		}
-		h, err := build(ctx, r.Env(name), r.cfg.Options...)
+		opts := append(append([]app.Option(nil), r.cfg.Options...), r.cfg.FunctionOptions[name]...)
+		h, err := build(ctx, r.Env(name), opts...)
 		if err != nil {
 			*problems = append(*problems, fmt.Sprintf("%s: %v", name, err))
 			continue
@@ -337,5 +432,11 @@ func (r *Runtime) Function(fn string) (template.Function, bool) {
 // StreamHandler returns the handler of a stream consumer.
 func (r *Runtime) StreamHandler(fn string) (app.StreamHandler, bool) {
 	h, ok := r.stream[fn]
+	return h, ok
+}
+
+// QueueHandler returns the handler of an SQS consumer.
+func (r *Runtime) QueueHandler(fn string) (app.QueueHandler, bool) {
+	h, ok := r.queue[fn]
 	return h, ok
 }

@@ -166,11 +166,8 @@ func (r *Runtime) deliverStreamRecords(ctx context.Context, m *streamMapping, st
 // from the first failed record (ReportBatchItemFailures) with backoff, up
 // to the mapping's MaximumRetryAttempts.
 func (r *Runtime) invokeStream(ctx context.Context, m *streamMapping, batch []events.DynamoDBEventRecord) {
-	timeout := r.fns[m.function].Timeout()
 	for attempt := 0; len(batch) > 0 && ctx.Err() == nil; attempt++ {
-		ictx, cancel := context.WithTimeout(ctx, timeout)
-		resp, err := m.handler(ictx, events.DynamoDBEvent{Records: batch})
-		cancel()
+		resp, err := r.callStream(ctx, m, batch)
 		if err == nil && len(resp.BatchItemFailures) == 0 {
 			return
 		}
@@ -185,6 +182,20 @@ func (r *Runtime) invokeStream(ctx context.Context, m *streamMapping, batch []ev
 		batch = batch[from:]
 		sleepCtx(ctx, time.Duration(attempt+1)*50*time.Millisecond)
 	}
+}
+
+// callStream invokes a stream consumer with its own deadline; a panic is a
+// failed invocation, as a crash is in Lambda.
+func (r *Runtime) callStream(ctx context.Context, m *streamMapping, batch []events.DynamoDBEventRecord) (resp events.DynamoDBEventResponse, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.cfg.Log.Error("local: function crashed; the stream retries the batch", "function", m.function, "panic", fmt.Sprint(p))
+			err = fmt.Errorf("function crashed: %v", p)
+		}
+	}()
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.timeout(m.function))
+	defer cancel()
+	return m.handler(ictx, events.DynamoDBEvent{Records: batch})
 }
 
 func firstFailed(batch []events.DynamoDBEventRecord, failures []events.DynamoDBBatchItemFailure) int {

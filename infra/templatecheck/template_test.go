@@ -47,6 +47,9 @@ func builders() map[string]any {
 	for k, v := range registry.Stream {
 		out[k] = v
 	}
+	for k, v := range registry.Queue {
+		out[k] = v
+	}
 	return out
 }
 
@@ -215,13 +218,22 @@ func TestEveryVariableAFunctionReadsIsSetByTheTemplate(t *testing.T) {
 // that parse their configuration accept it.
 func sampleValue(name string) string {
 	samples := map[string]string{
-		"LOG_LEVEL":            "INFO",
-		"CURSOR_SIGNING_KEYS":  "k1:0123456789abcdef0123456789abcdef,-",
-		"OFFSET_MAX":           "10000",
-		"OFFSET_DEPRECATED_AT": "2026-05-01T00:00:00Z",
-		"OFFSET_SUNSET_AT":     "2027-05-01T00:00:00Z",
-		"OFFSET_DOCS_URL":      "https://example.com/docs",
-		"OFFSET_TIME_BUDGET":   "5s",
+		"LOG_LEVEL":                  "INFO",
+		"CURSOR_SIGNING_KEYS":        "k1:0123456789abcdef0123456789abcdef,-",
+		"OFFSET_MAX":                 "10000",
+		"OFFSET_DEPRECATED_AT":       "2026-05-01T00:00:00Z",
+		"OFFSET_SUNSET_AT":           "2027-05-01T00:00:00Z",
+		"OFFSET_DOCS_URL":            "https://example.com/docs",
+		"OFFSET_TIME_BUDGET":         "5s",
+		"DELIVERY_QUEUE_URL":         "https://sqs.eu-central-1.amazonaws.com/123456789012/q",
+		"DELIVERY_QUEUE_ARN":         "arn:aws:sqs:eu-central-1:123456789012:q",
+		"DEAD_LETTER_QUEUE_URL":      "https://sqs.eu-central-1.amazonaws.com/123456789012/dlq",
+		"WEBHOOK_SCHEDULE_GROUP":     "botix-webhook-retries",
+		"SCHEDULER_ROLE_ARN":         "arn:aws:iam::123456789012:role/r",
+		"WEBHOOK_RETRY_SCHEDULE":     "1m,15m,1h,24h",
+		"WEBHOOK_CONNECT_TIMEOUT":    "10s",
+		"WEBHOOK_READ_TIMEOUT":       "30s",
+		"WEBHOOK_AUTO_DISABLE_AFTER": "120h",
 	}
 	if v, ok := samples[name]; ok {
 		return v
@@ -239,6 +251,9 @@ func build(b any, env app.Env) error {
 		_, err := f(ctx, env)
 		return err
 	case app.Builder[app.StreamHandler]:
+		_, err := f(ctx, env)
+		return err
+	case app.Builder[app.QueueHandler]:
 		_, err := f(ctx, env)
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,10 +72,15 @@ func (h *harness) post(route, path, idemKey, body string, params map[string]stri
 	}
 }
 
-// get is a GET as API Gateway delivers it.
+// get is a GET as API Gateway delivers it; a route ending in {id} gets the
+// path's last segment as its id parameter.
 func (h *harness) get(route, path, query string) events.APIGatewayV2HTTPRequest {
+	var params map[string]string
+	if strings.HasSuffix(route, "{id}") {
+		params = map[string]string{"id": path[strings.LastIndex(path, "/")+1:]}
+	}
 	return events.APIGatewayV2HTTPRequest{
-		RouteKey: route, RawPath: path, RawQueryString: query,
+		RouteKey: route, RawPath: path, RawQueryString: query, PathParameters: params,
 		Headers:        map[string]string{"authorization": "Bearer " + h.key},
 		RequestContext: events.APIGatewayV2HTTPRequestContext{HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: http.MethodGet, Path: path}},
 	}

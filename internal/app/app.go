@@ -21,15 +21,19 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/awsenv"
 	"github.com/botix/public-api/internal/cursor"
+	"github.com/botix/public-api/internal/delivery"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/webhook"
 )
 
 // Env looks up a function's environment variable ("" when unset).
@@ -47,6 +51,20 @@ const (
 	EnvOffsetSunset     = "OFFSET_SUNSET_AT"
 	EnvOffsetDocsURL    = "OFFSET_DOCS_URL"
 	EnvOffsetTimeBudget = "OFFSET_TIME_BUDGET"
+
+	EnvDeliveryQueueURL   = "DELIVERY_QUEUE_URL"
+	EnvDeliveryQueueARN   = "DELIVERY_QUEUE_ARN"
+	EnvDeadLetterQueueURL = "DEAD_LETTER_QUEUE_URL"
+	EnvScheduleGroup      = "WEBHOOK_SCHEDULE_GROUP"
+	EnvSchedulerRoleARN   = "SCHEDULER_ROLE_ARN"
+	EnvRetrySchedule      = "WEBHOOK_RETRY_SCHEDULE"
+	EnvConnectTimeout     = "WEBHOOK_CONNECT_TIMEOUT"
+	EnvReadTimeout        = "WEBHOOK_READ_TIMEOUT"
+	EnvAutoDisableAfter   = "WEBHOOK_AUTO_DISABLE_AFTER"
+	// EnvAllowLoopback is set by the local runtime only: webhooks may
+	// then target http:// and loopback addresses. The template never sets
+	// it (a test checks).
+	EnvAllowLoopback = "WEBHOOK_ALLOW_LOOPBACK"
 )
 
 // HTTPHandler is the Lambda handler of an API route.
@@ -54,6 +72,9 @@ type HTTPHandler = func(context.Context, events.APIGatewayV2HTTPRequest) (events
 
 // StreamHandler is the Lambda handler of a DynamoDB stream consumer.
 type StreamHandler = func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+
+// QueueHandler is the Lambda handler of an SQS consumer.
+type QueueHandler = func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
 
 // InvokeHandler is the Lambda handler of a function invoked directly with a
 // JSON payload (admin, redrive).
@@ -67,10 +88,11 @@ type Builder[H any] func(ctx context.Context, env Env, opts ...Option) (H, error
 type Option func(*options)
 
 type options struct {
-	dynamo []func(*dynamodb.Options)
-	now    func() time.Time
-	log    *slog.Logger
-	hooks  api.Hooks
+	dynamo     []func(*dynamodb.Options)
+	now        func() time.Time
+	log        *slog.Logger
+	hooks      api.Hooks
+	deliveries delivery.Hooks
 }
 
 // WithDynamoDB adds options to the DynamoDB client (e.g. a middleware that
@@ -85,6 +107,9 @@ func WithClock(now func() time.Time) Option { return func(x *options) { x.now = 
 // WithMutationHooks installs test hooks between the steps of every
 // mutation (see api.Hooks).
 func WithMutationHooks(h api.Hooks) Option { return func(x *options) { x.hooks = h } }
+
+// WithDeliveryHooks installs test hooks in the webhook pipeline.
+func WithDeliveryHooks(h delivery.Hooks) Option { return func(x *options) { x.deliveries = h } }
 
 // WithLogger replaces the JSON logger on stdout.
 func WithLogger(l *slog.Logger) Option { return func(x *options) { x.log = l } }
@@ -119,13 +144,14 @@ func newCore(ctx context.Context, env Env, opts []Option) (*core, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: logLevel(c.env.optional(EnvLogLevel, "INFO"))}))
 	}
-	cfg, err := awsenv.Load(ctx, env)
+	cfg, err := awsenv.Load(ctx, env, c.log)
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)
 	}
 	c.aws = cfg
 	db := dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.BaseEndpoint = awsenv.Endpoint(env, "DYNAMODB")
+		o.DisableValidateResponseChecksum = awsenv.LocalDynamoDB(env)
 	}}, c.opts.dynamo...)...)
 	c.store = store.New(db, store.Tables{Data: c.env.required(EnvDataTable), Idempotency: c.env.required(EnvIdempotencyTable)})
 	c.store.Now = c.opts.now
@@ -184,6 +210,19 @@ func (c *core) pager() *pagination.Pager {
 		c.env.bad("OFFSET_*", err)
 	}
 	return p
+}
+
+// guard is the webhook address guard of this function's environment.
+func (c *core) guard() webhook.Guard {
+	return webhook.Guard{AllowLoopback: c.env.env(EnvAllowLoopback) == "true"}
+}
+
+func (c *core) sqs() *sqs.Client {
+	return sqs.NewFromConfig(c.aws, func(o *sqs.Options) { o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SQS") })
+}
+
+func (c *core) scheduler() *scheduler.Client {
+	return scheduler.NewFromConfig(c.aws, func(o *scheduler.Options) { o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SCHEDULER") })
 }
 
 // invoke adapts a typed handler to InvokeHandler. Errors keep their public

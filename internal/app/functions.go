@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"net"
 
 	"github.com/botix/public-api/internal/admin"
 	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/catalogapply"
+	"github.com/botix/public-api/internal/delivery"
+	"github.com/botix/public-api/internal/webhook"
 )
 
 // NotFound builds the $default route: 404 NOT_FOUND for unmatched requests.
@@ -109,6 +112,113 @@ func CatalogApply(ctx context.Context, env Env, opts ...Option) (StreamHandler, 
 	}
 	a := &catalogapply.Applier{Store: c.store, Log: c.log}
 	return a.Handle, nil
+}
+
+// webhookEndpoints is the handler set of /public/v1/webhook-endpoints.
+func webhookEndpoints(c *core) *api.WebhookEndpoints {
+	h := &api.WebhookEndpoints{Store: c.store, Guard: c.guard(), Resolver: net.DefaultResolver}
+	h.Now = c.opts.now
+	return h
+}
+
+// CreateWebhookEndpoint builds POST /public/v1/webhook-endpoints.
+func CreateWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutation(webhookEndpoints(c).Create, 0), nil
+}
+
+// ListWebhookEndpoints builds GET /public/v1/webhook-endpoints.
+func ListWebhookEndpoints(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := webhookEndpoints(c)
+	h.Pager = c.pager()
+	return c.endpoint(h.List, 0), c.env.err()
+}
+
+// GetWebhookEndpoint builds GET /public/v1/webhook-endpoints/{id}.
+func GetWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.endpoint(webhookEndpoints(c).Get, 0), nil
+}
+
+// UpdateWebhookEndpoint builds PATCH /public/v1/webhook-endpoints/{id}.
+func UpdateWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutation(webhookEndpoints(c).Update, 0), nil
+}
+
+// DeleteWebhookEndpoint builds DELETE /public/v1/webhook-endpoints/{id}.
+func DeleteWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutation(webhookEndpoints(c).Delete, 0), nil
+}
+
+// RotateWebhookSecret builds POST /public/v1/webhook-endpoints/{id}/rotate-secret.
+func RotateWebhookSecret(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutation(webhookEndpoints(c).RotateSecret, 0), nil
+}
+
+// Dispatch builds the dispatcher (DynamoDB stream consumer).
+func Dispatch(ctx context.Context, env Env, opts ...Option) (StreamHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	d := &delivery.Dispatcher{Store: c.store, SQS: c.sqs(), QueueURL: c.env.required(EnvDeliveryQueueURL), Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now}
+	return d.Handle, c.env.err()
+}
+
+// Deliver builds the deliver function (SQS consumer).
+func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg := delivery.Config{
+		QueueURL: c.env.required(EnvDeliveryQueueURL), QueueARN: c.env.required(EnvDeliveryQueueARN),
+		DeadLetterURL: c.env.required(EnvDeadLetterQueueURL), ScheduleGroup: c.env.required(EnvScheduleGroup),
+		SchedulerRoleARN: c.env.required(EnvSchedulerRoleARN), AutoDisableAfter: c.env.duration(EnvAutoDisableAfter),
+	}
+	if s := c.env.required(EnvRetrySchedule); s != "" {
+		sched, err := webhook.ParseSchedule(s)
+		if err != nil {
+			c.env.bad(EnvRetrySchedule, err)
+		}
+		cfg.Schedule = sched
+	}
+	sender := delivery.NewSender(c.guard(), c.env.duration(EnvConnectTimeout), c.env.duration(EnvReadTimeout))
+	d := &delivery.Deliverer{Store: c.store, SQS: c.sqs(), Scheduler: c.scheduler(), Sender: sender, Config: cfg, Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now}
+	return d.Handle, c.env.err()
+}
+
+// Redrive builds the redrive function: dead letters back to the delivery
+// queue, filtered by project, endpoint and event type.
+func Redrive(ctx context.Context, env Env, opts ...Option) (InvokeHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	r := &delivery.Redriver{Store: c.store, SQS: c.sqs(), QueueURL: c.env.required(EnvDeliveryQueueURL), DeadLetterURL: c.env.required(EnvDeadLetterQueueURL), Log: c.log}
+	return invoke(c.log, r.Redrive), c.env.err()
 }
 
 // Admin builds the admin function (create projects and API keys).

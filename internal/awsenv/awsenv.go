@@ -7,18 +7,22 @@ package awsenv
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/smithy-go/logging"
 )
 
 // Env looks up an environment variable ("" when unset).
 type Env func(string) string
 
-// Load returns the SDK configuration for env.
-func Load(ctx context.Context, env Env) (aws.Config, error) {
-	var opts []func(*config.LoadOptions) error
+// Load returns the SDK configuration for env; the SDK's own log lines go
+// to log.
+func Load(ctx context.Context, env Env, log *slog.Logger) (aws.Config, error) {
+	opts := []func(*config.LoadOptions) error{config.WithLogger(sdkLogger{log})}
 	if r := env("AWS_REGION"); r != "" {
 		opts = append(opts, config.WithRegion(r))
 	}
@@ -27,6 +31,22 @@ func Load(ctx context.Context, env Env) (aws.Config, error) {
 	}
 	return config.LoadDefaultConfig(ctx, opts...)
 }
+
+// sdkLogger writes the SDK's log lines as structured warnings/debug lines.
+type sdkLogger struct{ log *slog.Logger }
+
+func (l sdkLogger) Logf(c logging.Classification, format string, v ...any) {
+	level := slog.LevelDebug
+	if c == logging.Warn {
+		level = slog.LevelWarn
+	}
+	l.log.Log(context.Background(), level, "aws sdk: "+fmt.Sprintf(format, v...))
+}
+
+// LocalDynamoDB reports whether DynamoDB is a local engine (an endpoint
+// override). DynamoDB Local answers some requests with X-Amz-Crc32: 0, so
+// response checksum validation is off there, and only there.
+func LocalDynamoDB(env Env) bool { return Endpoint(env, "DYNAMODB") != nil }
 
 // Endpoint returns the endpoint override for a service, named as the SDK
 // names it in AWS_ENDPOINT_URL_<SERVICE> (e.g. "DYNAMODB", "SQS"), falling

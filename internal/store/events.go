@@ -15,7 +15,8 @@ const EventRetention = 30 * 24 * time.Hour
 // stream filter in template.yaml selects INSERTs of it.
 const EntityEvent = "event"
 
-type eventItem struct {
+// EventRecord is a stored outbox event.
+type EventRecord struct {
 	PK        string `dynamodbav:"pk"`
 	SK        string `dynamodbav:"sk"`
 	GSI1PK    string `dynamodbav:"gsi1pk"`
@@ -44,7 +45,7 @@ func (s *Store) AddEvent(p *Plan, ev domain.Event, targetEndpoint string) error 
 	if err != nil {
 		return err
 	}
-	w, err := put(s.Tables.Data, eventItem{
+	w, err := put(s.Tables.Data, EventRecord{
 		PK: scoped(ev.ProjectID, "EVT"), SK: u.String(), GSI1PK: eventTypePK(ev.ProjectID, ev.Type), GSI1SK: u.String(),
 		Entity: EntityEvent, ID: ev.ID, Type: ev.Type, CreatedAt: ev.CreatedAt, ProjectID: ev.ProjectID,
 		Data: string(ev.Data), TargetEndpoint: targetEndpoint,
@@ -55,4 +56,9 @@ func (s *Store) AddEvent(p *Plan, ev domain.Event, targetEndpoint string) error 
 	}
 	p.Add(w, nil)
 	return nil
+}
+
+// Event returns the public event.
+func (it EventRecord) Event() domain.Event {
+	return domain.Event{ID: it.ID, Type: it.Type, CreatedAt: it.CreatedAt, ProjectID: it.ProjectID, Data: []byte(it.Data)}
 }

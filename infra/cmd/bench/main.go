@@ -15,6 +15,9 @@ func main() {
 	contacts := flag.Int("contacts", 100000, "contacts to load for the pagination benchmark")
 	depth := flag.Int("depth", 50000, "depth of the deep page")
 	iterations := flag.Int("n", 30, "requests per measured row")
+	events := flag.Int("events", 3000, "events for the webhook delivery benchmark")
+	pollers := flag.Int("pollers", 16, "concurrent deliver invocations")
+	only := flag.String("only", "", "run one benchmark: pagination or webhooks")
 	flag.Parse()
 	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
 	if endpoint == "" {
@@ -22,8 +25,16 @@ func main() {
 		os.Exit(2)
 	}
 	ctx := context.Background()
-	if err := bench.Pagination(ctx, endpoint, bench.PaginationConfig{Contacts: *contacts, Depth: *depth, PageSize: 100, Iterations: *iterations}, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
+	if *only == "" || *only == "webhooks" {
+		if err := bench.Webhooks(ctx, endpoint, bench.WebhooksConfig{Events: *events, Pollers: *pollers}, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+	if *only == "" || *only == "pagination" {
+		if err := bench.Pagination(ctx, endpoint, bench.PaginationConfig{Contacts: *contacts, Depth: *depth, PageSize: 100, Iterations: *iterations}, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
 	}
 }

@@ -64,12 +64,19 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 			}
 		}}))
 	}
+	params := map[string]string{}
+	if s := getenv("WEBHOOK_RETRY_SCHEDULE"); s != "" {
+		params["WebhookRetrySchedule"] = s // e.g. 1s,2s,3s,4s: a whole retry round in seconds
+	}
 	rt, err := local.Start(ctx, local.Config{
 		Template:         tpl,
 		DynamoDBEndpoint: ddb.Endpoint,
 		Addr:             "127.0.0.1:" + port,
 		Options:          opts,
 		Log:              logs,
+		Parameters:       params,
+		// Local only: webhooks may target http:// and loopback receivers.
+		Env: map[string]string{app.EnvAllowLoopback: "true"},
 	})
 	if err != nil {
 		return err

@@ -17,14 +17,28 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 	"ListContactsFunction":  app.ListContacts,
 	"CountContactsFunction": app.CountContacts,
 	"ListMessagesFunction":  app.ListMessages,
+
+	"CreateWebhookEndpointFunction": app.CreateWebhookEndpoint,
+	"ListWebhookEndpointsFunction":  app.ListWebhookEndpoints,
+	"GetWebhookEndpointFunction":    app.GetWebhookEndpoint,
+	"UpdateWebhookEndpointFunction": app.UpdateWebhookEndpoint,
+	"DeleteWebhookEndpointFunction": app.DeleteWebhookEndpoint,
+	"RotateWebhookSecretFunction":   app.RotateWebhookSecret,
 }
 
 // Stream maps DynamoDB stream consumers to their builders.
 var Stream = map[string]app.Builder[app.StreamHandler]{
 	"CatalogApplyFunction": app.CatalogApply,
+	"DispatchFunction":     app.Dispatch,
+}
+
+// Queue maps SQS consumers to their builders.
+var Queue = map[string]app.Builder[app.QueueHandler]{
+	"DeliverFunction": app.Deliver,
 }
 
 // Invoke maps directly invoked functions (admin, redrive) to their builders.
 var Invoke = map[string]app.Builder[app.InvokeHandler]{
-	"AdminFunction": app.Admin,
+	"AdminFunction":   app.Admin,
+	"RedriveFunction": app.Redrive,
 }

@@ -1,0 +1,6 @@
+// Command webhook-endpoints-delete is the Lambda function DeleteWebhookEndpointFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.DeleteWebhookEndpoint) }

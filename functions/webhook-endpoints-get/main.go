@@ -1,0 +1,6 @@
+// Command webhook-endpoints-get is the Lambda function GetWebhookEndpointFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.GetWebhookEndpoint) }

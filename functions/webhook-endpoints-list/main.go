@@ -1,0 +1,6 @@
+// Command webhook-endpoints-list is the Lambda function ListWebhookEndpointsFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.ListWebhookEndpoints) }

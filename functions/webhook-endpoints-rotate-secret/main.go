@@ -1,0 +1,6 @@
+// Command webhook-endpoints-rotate-secret is the Lambda function RotateWebhookSecretFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.RotateWebhookSecret) }

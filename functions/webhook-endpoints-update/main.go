@@ -1,0 +1,6 @@
+// Command webhook-endpoints-update is the Lambda function UpdateWebhookEndpointFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.UpdateWebhookEndpoint) }

@@ -1,0 +1,128 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/template"
+	"github.com/botix/public-api/internal/admin"
+	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/domain"
+	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/testkit"
+)
+
+// WebhooksConfig sizes the delivery benchmark.
+type WebhooksConfig struct {
+	Events  int
+	Pollers int
+}
+
+// Webhooks pushes cfg.Events events through the whole local pipeline
+// (stream -> dispatch -> SQS -> deliver) to a fast local receiver and
+// reports deliveries per second and DynamoDB calls per delivery.
+func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.Writer) error {
+	tpl, err := template.LoadRepo()
+	if err != nil {
+		return err
+	}
+	var received atomic.Int64
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		received.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer receiver.Close()
+	deliverCalls, dispatchCalls := &testkit.Calls{}, &testkit.Calls{}
+	rt, err := local.Start(ctx, local.Config{
+		Template: tpl, DynamoDBEndpoint: endpoint, TablePrefix: testkit.UniquePrefix(),
+		Env:          map[string]string{app.EnvAllowLoopback: "true"},
+		QueuePollers: cfg.Pollers,
+		Options:      []app.Option{app.WithLogger(slog.New(slog.DiscardHandler))},
+		FunctionOptions: map[string][]app.Option{
+			"DeliverFunction":  {app.WithDynamoDB(deliverCalls.Option())},
+			"DispatchFunction": {app.WithDynamoDB(dispatchCalls.Option())},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	raw, err := rt.Invoke(ctx, "AdminFunction", admin.Request{Action: "create_project", Name: "bench"})
+	if err != nil {
+		return err
+	}
+	var seeded admin.Response
+	if err := jsonUnmarshal(raw, &seeded); err != nil {
+		return err
+	}
+	project := seeded.Project.ID
+	req, _ := http.NewRequest(http.MethodPost, rt.URL+"/public/v1/webhook-endpoints", strings.NewReader(`{"url":"`+receiver.URL+`/hooks","events":["*"]}`))
+	req.Header.Set("Authorization", "Bearer "+seeded.APIKey)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", "01JDQ7X3ZV8N5W2K4R6T9Y1B3Z")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		return fmt.Errorf("create endpoint: %d", resp.StatusCode)
+	}
+	s := store.New(rt.DynamoDB(), store.Tables{Data: rt.Tables()["DataTable"], Idempotency: rt.Tables()["IdempotencyTable"]})
+
+	fprintf(out, "\n## Webhook delivery: %d events through stream -> dispatch -> SQS -> deliver, %d deliver pollers (x10 messages)\n\n", cfg.Events, cfg.Pollers)
+	start, cpu := time.Now(), sampleCPU()
+	for i := 0; i < cfg.Events; i += 50 {
+		var plan store.Plan
+		for j := i; j < min(i+50, cfg.Events); j++ {
+			if err := s.AddEvent(&plan, store.NewEvent(project, domain.EventMessageSent, []byte(fmt.Sprintf(`{"id":"msg_%d"}`, j)), time.Now()), ""); err != nil {
+				return err
+			}
+		}
+		if err := s.Commit(ctx, plan, nil); err != nil {
+			return err
+		}
+	}
+	written := time.Since(start)
+	for received.Load() < int64(cfg.Events) {
+		if time.Since(start) > 10*time.Minute {
+			return fmt.Errorf("only %d of %d webhooks arrived in 10 minutes", received.Load(), cfg.Events)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	elapsed, share := time.Since(start), cpu.share()
+	// Let the last attempts be recorded before counting calls.
+	time.Sleep(2 * time.Second)
+	dc := countOps(deliverCalls.Ops())
+	fprintf(out, "Events written in %s (50 per transaction); all %d webhooks received %s after the first write.\n\n", written.Round(time.Millisecond), cfg.Events, elapsed.Round(time.Millisecond))
+	fprintf(out, "| measure | value |\n| --- | --- |\n")
+	fprintf(out, "| deliveries per second (end to end) | %.0f |\n", float64(cfg.Events)/elapsed.Seconds())
+	fprintf(out, "| DynamoDB calls per delivery, deliver function | %.2f (%s) |\n", float64(len(deliverCalls.Ops()))/float64(cfg.Events), dc)
+	fprintf(out, "| DynamoDB calls per event, dispatch function | %.2f (%s) |\n", float64(len(dispatchCalls.Ops()))/float64(cfg.Events), countOps(dispatchCalls.Ops()))
+	fprintf(out, "| share of the machine's busy CPU used by the functions + runtime + kumo (the rest is DynamoDB Local) | %.0f%% |\n", share*100)
+	return nil
+}
+
+func countOps(ops []string) string {
+	counts := map[string]int{}
+	var order []string
+	for _, o := range ops {
+		if counts[o] == 0 {
+			order = append(order, o)
+		}
+		counts[o]++
+	}
+	var parts []string
+	for _, o := range order {
+		parts = append(parts, fmt.Sprintf("%s %d", o, counts[o]))
+	}
+	return strings.Join(parts, ", ")
+}

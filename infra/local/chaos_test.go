@@ -1,0 +1,143 @@
+package local_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/internal/domain"
+	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/testkit"
+)
+
+// TestChaos: 2,000 events through a receiver that fails 30% of attempts
+// (5xx, too slow, connection reset). Every delivery ends delivered or
+// dead (and then in the DLQ); none is lost; no attempt reaches the
+// receiver twice.
+func TestChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos run skipped with -short")
+	}
+	const events = 2000
+	// No crash is injected here, so the deliver function gets headroom like
+	// in AWS (60 s timeout, 360 s visibility): an attempt that outlives
+	// its deadline may legitimately be repeated, and this test asserts
+	// that none is.
+	rt, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
+		cfg.QueuePollers = 8
+		cfg.Timeouts["DeliverFunction"] = 20 * time.Second
+		cfg.VisibilityTimeout["DeliveryQueue"] = 30 * time.Second
+	})
+	ctx := context.Background()
+	var mu sync.Mutex
+	rng := rand.New(rand.NewPCG(1, 2))
+	modes := map[string]int{}
+	rc := testkit.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
+		mu.Lock()
+		x, mode := rng.Float64(), ""
+		if x < 0.3 {
+			mode = []string{"5xx", "slow", "reset"}[int(x*10)%3]
+		} else {
+			mode = "ok"
+		}
+		modes[mode]++
+		mu.Unlock()
+		switch mode {
+		case "5xx":
+			w.WriteHeader(503)
+		case "slow":
+			time.Sleep(1200 * time.Millisecond) // past the 1 s read timeout
+			w.WriteHeader(200)
+		case "reset":
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
+		default:
+			w.WriteHeader(200)
+		}
+	})
+	ep := c.endpoint(rc.URL)
+
+	start := time.Now()
+	for i := 0; i < events; i += 50 {
+		var plan store.Plan
+		for j := i; j < i+50; j++ {
+			ev := store.NewEvent(project, domain.EventMessageSent, []byte(fmt.Sprintf(`{"id":"msg_%d"}`, j)), time.Now())
+			if err := s.AddEvent(&plan, ev, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Commit(ctx, plan, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ds []store.DeliveryRecord
+	testkit.Eventually(t, 8*time.Minute, "every delivery delivered or dead", func() bool {
+		ds = allDeliveries(t, s, project, ep.ID)
+		if len(ds) < events {
+			return false
+		}
+		for _, d := range ds {
+			if d.Status != store.DeliveryDelivered && d.Status != store.DeliveryDead {
+				return false
+			}
+		}
+		return true
+	})
+	elapsed := time.Since(start)
+	if len(ds) != events {
+		t.Fatalf("%d deliveries for %d events", len(ds), events)
+	}
+	delivered, dead, attempts := 0, 0, 0
+	for _, d := range ds {
+		attempts += d.Attempts
+		if d.Status == store.DeliveryDelivered {
+			delivered++
+		} else {
+			dead++
+		}
+	}
+	testkit.Eventually(t, 10*time.Second, "dead deliveries in the DLQ", func() bool { n, _ := rt.QueueDepth(ctx, "DeadLetterQueue"); return n == dead })
+	seen := map[string]int{}
+	for _, r := range rc.Requests() {
+		seen[r.Header.Get("Webhook-Id")+"/"+r.Header.Get("X-Delivery-Attempt")]++
+	}
+	for k, n := range seen {
+		if n > 1 {
+			t.Fatalf("attempt %s reached the receiver %d times", k, n)
+		}
+	}
+	if len(seen) != attempts {
+		t.Fatalf("receiver saw %d distinct attempts, the log records %d", len(seen), attempts)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("chaos: %d events -> %d delivered, %d dead (in the DLQ), %d attempts (%.2f per delivery), receiver answers %v, %s",
+		events, delivered, dead, attempts, float64(attempts)/events, modes, elapsed.Round(time.Second))
+}
+
+// allDeliveries reads every delivery of an endpoint.
+func allDeliveries(t *testing.T, s *store.Store, project, endpointID string) []store.DeliveryRecord {
+	t.Helper()
+	var out []store.DeliveryRecord
+	var start map[string]string
+	for {
+		res, err := s.QueryPage(context.Background(), store.DeliveriesQuery(project, store.DeliveryFilter{EndpointID: endpointID}), start, 200)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range res.Items {
+			out = append(out, decodeDelivery(t, it))
+		}
+		if !res.HasMore {
+			return out
+		}
+		start = res.Next
+	}
+}

@@ -1,0 +1,338 @@
+package local_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+
+	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/delivery"
+	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/testkit"
+	"github.com/botix/public-api/internal/webhook"
+)
+
+// webhookRuntime is a local runtime with a compressed retry schedule and
+// short timeouts, so that a whole retry round takes seconds.
+func webhookRuntime(t *testing.T, extra func(*local.Config)) (*local.Runtime, client, *store.Store, string) {
+	cfg := local.Config{
+		Env: map[string]string{"WEBHOOK_ALLOW_LOOPBACK": "true"},
+		Parameters: map[string]string{
+			"WebhookRetrySchedule": "1s,1s,1s,1s", "WebhookConnectTimeout": "1s", "WebhookReadTimeout": "1s",
+		},
+		VisibilityTimeout: map[string]time.Duration{"DeliveryQueue": 3 * time.Second},
+		Timeouts:          map[string]time.Duration{"DeliverFunction": 4 * time.Second},
+	}
+	if extra != nil {
+		extra(&cfg)
+	}
+	rt := testkit.Runtime(t, cfg)
+	project, key := testkit.Project(t, rt, "")
+	s := store.New(rt.DynamoDB(), store.Tables{Data: rt.Tables()["DataTable"], Idempotency: rt.Tables()["IdempotencyTable"]})
+	return rt, client{t: t, base: rt.URL, key: key}, s, project
+}
+
+type endpoint struct {
+	ID     string `json:"id"`
+	Secret string `json:"secret"`
+}
+
+func (c client) endpoint(url string, events ...string) endpoint {
+	c.t.Helper()
+	if len(events) == 0 {
+		events = []string{"*"}
+	}
+	b, _ := json.Marshal(map[string]any{"url": url, "events": events})
+	r := c.post("/public/v1/webhook-endpoints", uuid.NewString(), string(b))
+	if r.Status != 201 {
+		c.t.Fatalf("create endpoint: %d %s", r.Status, r.Body)
+	}
+	var ep endpoint
+	r.JSON(c.t, &ep)
+	return ep
+}
+
+// delivery waits for the delivery of the event received first and returns
+// it once cond holds.
+func waitDelivery(t *testing.T, s *store.Store, rc *testkit.Receiver, project, endpointID string, cond func(store.DeliveryRecord) bool) store.DeliveryRecord {
+	t.Helper()
+	var d store.DeliveryRecord
+	testkit.Eventually(t, 30*time.Second, "delivery state", func() bool {
+		reqs := rc.Requests()
+		if len(reqs) == 0 {
+			return false
+		}
+		id, _ := webhook.DeliveryID(reqs[0].Header.Get("Webhook-Id"), endpointID)
+		var err error
+		d, err = s.GetDelivery(context.Background(), project, id)
+		return err == nil && cond(d)
+	})
+	return d
+}
+
+func status(codes ...int) func(n int, r *http.Request, w http.ResponseWriter) {
+	return func(n int, r *http.Request, w http.ResponseWriter) {
+		w.WriteHeader(codes[min(n, len(codes)-1)])
+	}
+}
+
+func TestWebhookRetriesUntilDelivered(t *testing.T) {
+	_, c, s, project := webhookRuntime(t, nil)
+	rc := testkit.NewReceiver(t, status(503, 503, 200))
+	ep := c.endpoint(rc.URL, "contact.created")
+	c.contact("+79990003001")
+	d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+	reqs := rc.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("receiver got %d requests, want 3", len(reqs))
+	}
+	if got := reqs[2].Header.Get("X-Delivery-Attempt"); got != "3" {
+		t.Fatalf("X-Delivery-Attempt = %q on the delivered attempt", got)
+	}
+	key, _ := webhook.SecretKey(ep.Secret)
+	seen := map[string]bool{}
+	for i, r := range reqs {
+		rid := r.Header.Get("X-Botix-Request-Id")
+		if seen[rid] || rid == "" {
+			t.Fatalf("attempt %d: request id %q repeats", i+1, rid)
+		}
+		seen[rid] = true
+		if r.Header.Get("X-Botix-Signature") != webhook.BotixSignature(key, r.Body) {
+			t.Fatalf("attempt %d: X-Botix-Signature does not verify", i+1)
+		}
+		ts := r.Header.Get("Webhook-Timestamp")
+		var sec int64
+		_ = json.Unmarshal([]byte(ts), &sec)
+		if r.Header.Get("Webhook-Signature") != webhook.StandardSignature(key, r.Header.Get("Webhook-Id"), sec, r.Body) {
+			t.Fatalf("attempt %d: webhook-signature does not verify", i+1)
+		}
+		if r.Header.Get("X-Botix-Event") != "contact.created" || r.Header.Get("User-Agent") != "Botix-Webhooks/1.1" || r.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("attempt %d headers: %v", i+1, r.Header)
+		}
+	}
+	attempts, err := s.Attempts(context.Background(), project, d.ID)
+	if err != nil || len(attempts) != 3 {
+		t.Fatalf("%d attempts logged (%v), want 3", len(attempts), err)
+	}
+	for i, a := range attempts {
+		if a.Attempt != i+1 || a.URL != rc.URL || a.RequestID == "" || a.StartedAt == "" {
+			t.Fatalf("attempt log %d: %+v", i, a)
+		}
+	}
+	if attempts[0].StatusCode != 503 || attempts[0].ErrorClass != "http_503" || attempts[0].NextAttemptAt == "" || attempts[2].StatusCode != 200 {
+		t.Fatalf("attempt logs: %+v", attempts)
+	}
+}
+
+func TestWebhookFailureModes(t *testing.T) {
+	rt, c, s, project := webhookRuntime(t, nil)
+	ctx := context.Background()
+	dead := func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDead }
+	dlqHas := func(n int) {
+		t.Helper()
+		testkit.Eventually(t, 10*time.Second, "dead letters", func() bool { d, _ := rt.QueueDepth(ctx, "DeadLetterQueue"); return d == n })
+	}
+
+	t.Run("401 -> dead after one attempt, in the DLQ", func(t *testing.T) {
+		rc := testkit.NewReceiver(t, status(401))
+		ep := c.endpoint(rc.URL)
+		c.contact("+79990004001")
+		d := waitDelivery(t, s, rc, project, ep.ID, dead)
+		if d.Attempts != 1 || d.LastStatusCode != 401 || d.DeadReason == "" {
+			t.Fatalf("delivery %+v", d)
+		}
+		dlqHas(1)
+		c.delete(ep.ID)
+	})
+	t.Run("429 with Retry-After: 2 -> the next attempt waits at least 2 s", func(t *testing.T) {
+		rc := testkit.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
+			if n == 0 {
+				w.Header().Set("Retry-After", "2")
+				w.WriteHeader(429)
+				return
+			}
+			w.WriteHeader(200)
+		})
+		ep := c.endpoint(rc.URL)
+		c.contact("+79990004002")
+		waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		reqs := rc.Requests()
+		if gap := reqs[1].At.Sub(reqs[0].At); gap < 2*time.Second {
+			t.Fatalf("second attempt after %s, Retry-After asked 2s", gap)
+		}
+		c.delete(ep.ID)
+	})
+	t.Run("a read timeout is retried", func(t *testing.T) {
+		rc := testkit.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
+			if n == 0 {
+				time.Sleep(1500 * time.Millisecond) // past the 1 s read timeout
+			}
+			w.WriteHeader(200)
+		})
+		ep := c.endpoint(rc.URL)
+		c.contact("+79990004003")
+		d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		attempts, _ := s.Attempts(ctx, project, d.ID)
+		if len(attempts) != 2 || attempts[0].ErrorClass != webhook.ClassReadTimeout {
+			t.Fatalf("attempts %+v", attempts)
+		}
+		c.delete(ep.ID)
+	})
+	t.Run("a refused connection is retried", func(t *testing.T) {
+		rc := testkit.NewReceiver(t, nil)
+		ep := c.endpoint("http://127.0.0.1:1/hooks") // nothing listens on port 1
+		c.contact("+79990004004")
+		var d store.DeliveryRecord
+		testkit.Eventually(t, 15*time.Second, "second attempt", func() bool {
+			ds := deliveriesOf(t, s, project, ep.ID)
+			if len(ds) == 1 {
+				d = ds[0]
+			}
+			return d.Attempts >= 2
+		})
+		if d.LastErrorClass != webhook.ClassConnection {
+			t.Fatalf("delivery %+v", d)
+		}
+		_ = rc
+		c.delete(ep.ID)
+	})
+	t.Run("5 failures -> dead; the redrive function starts a fresh round that delivers once", func(t *testing.T) {
+		rc := testkit.NewReceiver(t, status(500))
+		ep := c.endpoint(rc.URL)
+		c.contact("+79990004005")
+		d := waitDelivery(t, s, rc, project, ep.ID, dead)
+		if d.Attempts != 5 || len(rc.Requests()) != 5 {
+			t.Fatalf("dead after %d attempts (%d requests), want 5", d.Attempts, len(rc.Requests()))
+		}
+		rc.SetRespond(status(200))
+		out, err := rt.Invoke(ctx, "RedriveFunction", map[string]any{"project_id": project, "endpoint_id": ep.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res struct{ Moved, SkippedDelivered, SkippedFilter int }
+		_ = json.Unmarshal(out, &res)
+		if res.Moved != 1 {
+			t.Fatalf("redrive %s", out)
+		}
+		d = waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		if d.Round != 2 || len(rc.Requests()) != 6 {
+			t.Fatalf("after redrive: round %d, %d requests", d.Round, len(rc.Requests()))
+		}
+		c.delete(ep.ID)
+	})
+	t.Run("console-style DLQ redrive (messages moved to the source queue) delivers once", func(t *testing.T) {
+		before, _ := rt.QueueDepth(ctx, "DeadLetterQueue")
+		rc := testkit.NewReceiver(t, status(403))
+		ep := c.endpoint(rc.URL)
+		c.contact("+79990004006")
+		waitDelivery(t, s, rc, project, ep.ID, dead)
+		dlqHas(before + 1)
+		rc.SetRespond(status(200))
+		moved, err := rt.MoveMessages(ctx, "DeadLetterQueue", "DeliveryQueue")
+		if err != nil || moved != before+1 {
+			t.Fatalf("moved %d, %v", moved, err)
+		}
+		d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		if d.Round != 2 || len(rc.Requests()) != 2 {
+			t.Fatalf("round %d, %d requests", d.Round, len(rc.Requests()))
+		}
+		c.delete(ep.ID)
+	})
+	t.Run("410 -> dead and the endpoint is disabled", func(t *testing.T) {
+		rc := testkit.NewReceiver(t, status(410))
+		ep := c.endpoint(rc.URL)
+		c.contact("+79990004007")
+		waitDelivery(t, s, rc, project, ep.ID, dead)
+		testkit.Eventually(t, 5*time.Second, "endpoint disabled", func() bool {
+			var got struct {
+				Enabled        bool   `json:"enabled"`
+				DisabledReason string `json:"disabled_reason"`
+			}
+			c.get("/public/v1/webhook-endpoints/"+ep.ID).JSON(t, &got)
+			return !got.Enabled && got.DisabledReason != ""
+		})
+		c.delete(ep.ID)
+	})
+}
+
+func (c client) delete(id string) {
+	c.t.Helper()
+	r := testkit.Do(c.t, "DELETE", c.base+"/public/v1/webhook-endpoints/"+id, nil, "Authorization", "Bearer "+c.key, "Idempotency-Key", uuid.NewString())
+	if r.Status != 200 {
+		c.t.Fatalf("delete endpoint: %d %s", r.Status, r.Body)
+	}
+}
+
+// deliveriesOf lists an endpoint's deliveries straight from the table.
+func deliveriesOf(t *testing.T, s *store.Store, project, endpointID string) []store.DeliveryRecord {
+	t.Helper()
+	res, err := s.QueryPage(context.Background(), store.DeliveriesQuery(project, store.DeliveryFilter{EndpointID: endpointID}), nil, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []store.DeliveryRecord
+	for _, it := range res.Items {
+		out = append(out, decodeDelivery(t, it))
+	}
+	return out
+}
+
+func decodeDelivery(t *testing.T, item map[string]types.AttributeValue) store.DeliveryRecord {
+	t.Helper()
+	var d store.DeliveryRecord
+	if err := attributevalue.UnmarshalMap(item, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// crashOnce panics the first time it runs: a Lambda dying mid-invocation.
+func crashOnce() func() {
+	var done atomic.Bool
+	return func() {
+		if done.CompareAndSwap(false, true) {
+			panic("simulated crash")
+		}
+	}
+}
+
+func TestWebhookCrashes(t *testing.T) {
+	t.Run("crash between the stream record and the SQS send: still delivered", func(t *testing.T) {
+		crash := crashOnce()
+		_, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
+			cfg.Options = append(cfg.Options, app.WithDeliveryHooks(delivery.Hooks{BeforeSend: func(context.Context) error { crash(); return nil }}))
+		})
+		rc := testkit.NewReceiver(t, nil)
+		ep := c.endpoint(rc.URL)
+		c.contact("+79990005001")
+		waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		if n := len(deliveriesOf(t, s, project, ep.ID)); n != 1 {
+			t.Fatalf("%d deliveries for one event, want 1 (the replayed record must not create another)", n)
+		}
+	})
+	t.Run("crash between the POST and the status write: delivered (a duplicate is allowed, a loss is not)", func(t *testing.T) {
+		crash := crashOnce()
+		_, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
+			cfg.Options = append(cfg.Options, app.WithDeliveryHooks(delivery.Hooks{AfterPost: func(context.Context, string) error { crash(); return nil }}))
+		})
+		rc := testkit.NewReceiver(t, nil)
+		ep := c.endpoint(rc.URL)
+		c.contact("+79990005002")
+		d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		reqs := rc.Requests()
+		if len(reqs) != 2 || reqs[0].Header.Get("Webhook-Id") != reqs[1].Header.Get("Webhook-Id") {
+			t.Fatalf("receiver got %d requests; want the lost attempt and its repeat, same webhook-id", len(reqs))
+		}
+		if d.Attempts != 1 {
+			t.Fatalf("the crashed attempt must not be recorded twice: %d attempts", d.Attempts)
+		}
+	})
+}

@@ -1,0 +1,138 @@
+package webhook
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultSchedule is the wait before attempts 2..5: 1 min, 15 min, 1 h,
+// 24 h (about 25 h in all). WEBHOOK_RETRY_SCHEDULE overrides it.
+var DefaultSchedule = []time.Duration{time.Minute, 15 * time.Minute, time.Hour, 24 * time.Hour}
+
+// MaxRetryAfter caps a receiver's Retry-After.
+const MaxRetryAfter = 24 * time.Hour
+
+// ParseSchedule parses "1m,15m,1h,24h" (Go durations, each > 0).
+func ParseSchedule(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, part := range strings.Split(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("webhook: retry schedule %q: each step is a positive duration such as 1m or 24h", s)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// Outcome is what one attempt observed.
+type Outcome struct {
+	// Status is the HTTP status, 0 when no response arrived.
+	Status int
+	// Class names a failure without a response (see the Class constants).
+	Class string
+	// RetryAfter is the response's Retry-After header.
+	RetryAfter string
+}
+
+// Failure classes of attempts without a usable response.
+const (
+	ClassConnectTimeout = "connect_timeout"
+	ClassReadTimeout    = "read_timeout"
+	ClassConnection     = "connection"
+	ClassDNS            = "dns"
+	ClassTLS            = "tls"
+	ClassForbidden      = "forbidden_address"
+)
+
+// Verdict is what to do after an attempt.
+type Verdict int
+
+// Verdicts.
+const (
+	Delivered Verdict = iota + 1
+	Retry
+	Dead
+	// DeadAndDisable: dead, and the endpoint is disabled (410 Gone).
+	DeadAndDisable
+)
+
+// Decision is a verdict with its details.
+type Decision struct {
+	Verdict Verdict
+	// Wait is how long until the next attempt (Retry).
+	Wait time.Duration
+	// Class names why the attempt failed ("" when delivered): a Class
+	// constant or http_<status>.
+	Class string
+	// Reason explains a dead delivery to the project's owner.
+	Reason string
+}
+
+// Decide classifies the outcome of attempt (1-based) under schedule: 2xx is
+// delivered; timeouts, connection, TLS and DNS errors and 5xx are retried
+// after schedule[attempt-1]; 429 after its Retry-After (capped at 24 h;
+// absent or invalid: the schedule); 410 is dead and disables the endpoint;
+// 401, 403, any other 4xx and 3xx are dead at once. After the last attempt
+// every retryable failure is dead.
+func Decide(o Outcome, attempt int, schedule []time.Duration, now time.Time) Decision {
+	s := o.Status
+	switch {
+	case s >= 200 && s < 300:
+		return Decision{Verdict: Delivered}
+	case s == 0 && o.Class == ClassForbidden:
+		return Decision{Verdict: Dead, Class: o.Class, Reason: "the endpoint resolves to an address webhooks may not reach"}
+	case s == http.StatusGone:
+		return Decision{Verdict: DeadAndDisable, Class: "http_410", Reason: "the endpoint answered 410 Gone; it is disabled"}
+	case s == http.StatusTooManyRequests, s >= 500, s == 0:
+		class := o.Class
+		if s != 0 {
+			class = "http_" + strconv.Itoa(s)
+		}
+		if attempt > len(schedule) {
+			return Decision{Verdict: Dead, Class: class, Reason: fmt.Sprintf("%d attempts failed", attempt)}
+		}
+		wait := schedule[attempt-1]
+		if s == http.StatusTooManyRequests {
+			if d, ok := ParseRetryAfter(o.RetryAfter, now); ok {
+				wait = d
+			}
+		}
+		return Decision{Verdict: Retry, Wait: wait, Class: class}
+	default:
+		return Decision{Verdict: Dead, Class: "http_" + strconv.Itoa(s), Reason: fmt.Sprintf("the endpoint answered %d, which is not retried", s)}
+	}
+}
+
+// ParseRetryAfter reads a Retry-After value: delta seconds or an HTTP-date.
+// It reports false for an absent or invalid value; a value past
+// MaxRetryAfter is capped, one in the past is zero.
+func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	var d time.Duration
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		if n > int64(MaxRetryAfter/time.Second) {
+			return MaxRetryAfter, true
+		}
+		d = time.Duration(n) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	} else {
+		return 0, false
+	}
+	return min(max(d, 0), MaxRetryAfter), true
+}
+
+// ErrForbiddenAddress is returned when a webhook would reach an address it
+// may not (see Guard).
+var ErrForbiddenAddress = errors.New("webhook: forbidden address")

@@ -1,0 +1,103 @@
+// Package webhook holds the rules of pillar 3 without I/O: endpoint secrets
+// and request signing (X-Botix-Signature and Standard Webhooks), the retry
+// schedule and how each answer is classified, Retry-After parsing, thin
+// payloads, and which addresses a webhook may never reach.
+package webhook
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+)
+
+// SecretPrefix starts every endpoint secret.
+const SecretPrefix = "whsec_"
+
+// NewSecret returns a fresh endpoint secret: "whsec_" and the base64 of 32
+// random bytes.
+func NewSecret() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return SecretPrefix + base64.StdEncoding.EncodeToString(b)
+}
+
+// ErrBadSecret reports a secret that is not "whsec_" + base64.
+var ErrBadSecret = errors.New("webhook: a secret is whsec_ followed by base64")
+
+// SecretKey returns the HMAC key of a secret: the bytes its base64 encodes
+// (the Standard Webhooks convention, used for both signature schemes).
+func SecretKey(secret string) ([]byte, error) {
+	raw, ok := strings.CutPrefix(secret, SecretPrefix)
+	if !ok {
+		return nil, ErrBadSecret
+	}
+	key, err := base64.StdEncoding.DecodeString(raw)
+	if err != nil || len(key) == 0 {
+		return nil, ErrBadSecret
+	}
+	return key, nil
+}
+
+// BotixSignature is the X-Botix-Signature of a body: hex HMAC-SHA256 of the
+// raw body with the secret's key.
+func BotixSignature(key, body []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// StandardSignature is one Standard Webhooks signature: "v1," + base64
+// HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>".
+func StandardSignature(key []byte, id string, timestamp int64, body []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(id + "." + strconv.FormatInt(timestamp, 10) + "."))
+	m.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
+}
+
+// Headers of a webhook request.
+const (
+	HeaderEvent       = "X-Botix-Event"
+	HeaderSignature   = "X-Botix-Signature"
+	HeaderRequestID   = "X-Botix-Request-Id"
+	HeaderAttempt     = "X-Delivery-Attempt"
+	HeaderID          = "Webhook-Id"
+	HeaderTimestamp   = "Webhook-Timestamp"
+	HeaderStdSig      = "Webhook-Signature"
+	UserAgent         = "Botix-Webhooks/1.1"
+	ContentTypeHeader = "application/json"
+)
+
+// SignedHeaders returns the signature headers of a request: X-Botix-Signature
+// with the newest secret, and one Standard Webhooks signature per active
+// secret (during a rotation, the old and the new).
+func SignedHeaders(secrets []string, eventID string, timestamp int64, body []byte) (map[string]string, error) {
+	if len(secrets) == 0 {
+		return nil, errors.New("webhook: no active secret")
+	}
+	var std []string
+	var botix string
+	for i, s := range secrets {
+		key, err := SecretKey(s)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			botix = BotixSignature(key, body)
+		}
+		std = append(std, StandardSignature(key, eventID, timestamp, body))
+	}
+	return map[string]string{
+		HeaderSignature: botix,
+		HeaderID:        eventID,
+		HeaderTimestamp: strconv.FormatInt(timestamp, 10),
+		HeaderStdSig:    strings.Join(std, " "),
+	}, nil
+}

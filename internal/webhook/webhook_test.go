@@ -1,0 +1,196 @@
+package webhook
+
+import (
+	"context"
+	"crypto/hmac"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botix/public-api/internal/domain"
+)
+
+func TestSSRFTable(t *testing.T) {
+	strict, local := Guard{}, Guard{AllowLoopback: true}
+	cases := []struct {
+		addr          string
+		strict, local bool
+	}{
+		{"127.0.0.1", false, true},
+		{"127.9.9.9", false, true},
+		{"::1", false, true},
+		{"::ffff:127.0.0.1", false, true},
+		{"10.0.0.1", false, false},
+		{"172.16.5.4", false, false},
+		{"192.168.1.1", false, false},
+		{"169.254.169.254", false, false},
+		{"169.254.1.1", false, false},
+		{"fd00:ec2::254", false, false},
+		{"fc00::1", false, false},
+		{"fe80::1", false, false},
+		{"224.0.0.1", false, false},
+		{"ff02::1", false, false},
+		{"0.0.0.0", false, false},
+		{"::", false, false},
+		{"100.64.0.1", false, false},
+		{"255.255.255.255", false, false},
+		{"::ffff:10.0.0.1", false, false},
+		{"::ffff:169.254.169.254", false, false},
+		{"93.184.216.34", true, true},
+		{"2606:4700::6810:85e5", true, true},
+	}
+	for _, c := range cases {
+		t.Run(c.addr, func(t *testing.T) {
+			ip := netip.MustParseAddr(c.addr)
+			if got := strict.Allowed(ip); got != c.strict {
+				t.Errorf("production: allowed=%v, want %v", got, c.strict)
+			}
+			if got := local.Allowed(ip); got != c.local {
+				t.Errorf("local runtime: allowed=%v, want %v", got, c.local)
+			}
+			err := strict.Control("tcp", net.JoinHostPort(c.addr, "443"), nil)
+			if (err == nil) != c.strict || (err != nil && !errors.Is(err, ErrForbiddenAddress)) {
+				t.Errorf("dial-time check: %v", err)
+			}
+		})
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	ctx := context.Background()
+	r := &net.Resolver{PreferGo: true}
+	for _, c := range []struct {
+		url       string
+		local, ok bool
+	}{
+		{"https://93.184.216.34/hooks", false, true},
+		{"http://93.184.216.34/hooks", false, false},
+		{"http://127.0.0.1:9000/hooks", true, true},
+		{"http://127.0.0.1:9000/hooks", false, false},
+		{"https://localhost/hooks", false, false},
+		{"https://169.254.169.254/latest/meta-data", false, false},
+		{"https://[fd00:ec2::254]/", false, false},
+		{"https://user:pass@93.184.216.34/", false, false},
+		{"ftp://93.184.216.34/", false, false},
+		{"/relative", false, false},
+		{"https://[::ffff:127.0.0.1]/", false, false},
+	} {
+		_, problem := Guard{AllowLoopback: c.local}.CheckURL(ctx, r, c.url)
+		if (problem == "") != c.ok {
+			t.Errorf("%s (loopback allowed: %v): problem %q", c.url, c.local, problem)
+		}
+	}
+}
+
+func TestDecide(t *testing.T) {
+	now := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	sched := DefaultSchedule
+	cases := []struct {
+		name    string
+		o       Outcome
+		attempt int
+		verdict Verdict
+		wait    time.Duration
+	}{
+		{"200 -> delivered", Outcome{Status: 200}, 1, Delivered, 0},
+		{"204 -> delivered", Outcome{Status: 204}, 3, Delivered, 0},
+		{"503 on attempt 1 -> retry in 1m", Outcome{Status: 503}, 1, Retry, time.Minute},
+		{"500 on attempt 2 -> retry in 15m", Outcome{Status: 500}, 2, Retry, 15 * time.Minute},
+		{"timeout on attempt 3 -> retry in 1h", Outcome{Class: ClassReadTimeout}, 3, Retry, time.Hour},
+		{"connection error on attempt 4 -> retry in 24h", Outcome{Class: ClassConnection}, 4, Retry, 24 * time.Hour},
+		{"5xx on attempt 5 -> dead", Outcome{Status: 502}, 5, Dead, 0},
+		{"429 with Retry-After: 120 -> 2m", Outcome{Status: 429, RetryAfter: "120"}, 1, Retry, 2 * time.Minute},
+		{"429 with an HTTP-date -> until then", Outcome{Status: 429, RetryAfter: "Sun, 29 Nov 2026 08:05:00 GMT"}, 1, Retry, 5 * time.Minute},
+		{"429 without Retry-After -> the schedule", Outcome{Status: 429}, 2, Retry, 15 * time.Minute},
+		{"429 with garbage -> the schedule", Outcome{Status: 429, RetryAfter: "soon"}, 1, Retry, time.Minute},
+		{"429 asking 3 days -> capped at 24h", Outcome{Status: 429, RetryAfter: "259200"}, 1, Retry, 24 * time.Hour},
+		{"410 -> dead and disable", Outcome{Status: 410}, 1, DeadAndDisable, 0},
+		{"401 -> dead at once", Outcome{Status: 401}, 1, Dead, 0},
+		{"403 -> dead at once", Outcome{Status: 403}, 1, Dead, 0},
+		{"404 -> dead at once", Outcome{Status: 404}, 1, Dead, 0},
+		{"301 -> dead at once", Outcome{Status: 301}, 1, Dead, 0},
+		{"forbidden address -> dead", Outcome{Class: ClassForbidden}, 1, Dead, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := Decide(c.o, c.attempt, sched, now)
+			if d.Verdict != c.verdict || d.Wait != c.wait {
+				t.Fatalf("got %+v", d)
+			}
+			if d.Verdict != Delivered && d.Class == "" {
+				t.Fatal("a failure without a class")
+			}
+		})
+	}
+}
+
+func TestParseSchedule(t *testing.T) {
+	got, err := ParseSchedule("1s, 2s,3s,4s")
+	if err != nil || len(got) != 4 || got[3] != 4*time.Second {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, bad := range []string{"", "1m,,1h", "1d", "-1s", "0s"} {
+		if _, err := ParseSchedule(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestSignatures(t *testing.T) {
+	secret := NewSecret()
+	if !strings.HasPrefix(secret, "whsec_") {
+		t.Fatal(secret)
+	}
+	key, err := SecretKey(secret)
+	if err != nil || len(key) != 32 {
+		t.Fatalf("%v %d", err, len(key))
+	}
+	body := []byte(`{"id":"evt_1"}`)
+	old := NewSecret()
+	h, err := SignedHeaders([]string{secret, old}, "evt_1", 1795939200, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h[HeaderSignature] != BotixSignature(key, body) {
+		t.Fatal("X-Botix-Signature is not the newest secret's")
+	}
+	sigs := strings.Split(h[HeaderStdSig], " ")
+	oldKey, _ := SecretKey(old)
+	if len(sigs) != 2 || !hmac.Equal([]byte(sigs[1]), []byte(StandardSignature(oldKey, "evt_1", 1795939200, body))) {
+		t.Fatalf("standard signatures %v", sigs)
+	}
+	if _, err := SecretKey("whsec_!!!"); err == nil {
+		t.Fatal("bad secret accepted")
+	}
+}
+
+func TestThinBody(t *testing.T) {
+	small := domain.Event{ID: "evt_1", Type: "contact.created", CreatedAt: "t", ProjectID: "p", Data: json.RawMessage(`{"id":"ct_1"}`)}
+	b, _ := Body(small)
+	if strings.Contains(string(b), "thin") {
+		t.Fatal(string(b))
+	}
+	big := small
+	big.Data = json.RawMessage(`{"id":"ct_1","blob":"` + strings.Repeat("x", MaxPayload) + `"}`)
+	b, _ = Body(big)
+	if string(b) != `{"id":"evt_1","type":"contact.created","created_at":"t","project_id":"p","data":{"object":"contact","id":"ct_1"},"thin":true}` {
+		t.Fatal(string(b))
+	}
+}
+
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"120", "Sun, 29 Nov 2026 08:05:00 GMT", "", "-1", "99999999999999999999", "soon"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, v string) {
+		d, ok := ParseRetryAfter(v, now)
+		if ok && (d < 0 || d > MaxRetryAfter) {
+			t.Fatalf("%q -> %v", v, d)
+		}
+	})
+}
