@@ -39,6 +39,19 @@ var sampleExpectations = map[string]struct {
 	"UpdateWebhookEndpointFunction": {404, "NOT_FOUND"},
 	"DeleteWebhookEndpointFunction": {404, "NOT_FOUND"},
 	"RotateWebhookSecretFunction":   {404, "NOT_FOUND"},
+	"TestWebhookEndpointFunction":   {404, "NOT_FOUND"},
+
+	"ListDeliveriesFunction":   {200, ""},
+	"GetDeliveryFunction":      {404, "NOT_FOUND"},
+	"RetryDeliveryFunction":    {404, "NOT_FOUND"},
+	"RedirectDeliveryFunction": {404, "NOT_FOUND"},
+
+	"CreateInspectorFunction":       {201, ""},
+	"CaptureInspectorFunction":      {404, "NOT_FOUND"},
+	"ListInspectorRequestsFunction": {404, "NOT_FOUND"},
+
+	"ListEventsFunction": {200, ""},
+	"GetEventFunction":   {404, "NOT_FOUND"},
 }
 
 // TestEventSamples proves the samples in events/ are real: each function

@@ -18,6 +18,7 @@ type client struct {
 	t    *testing.T
 	base string
 	key  string
+	rt   *local.Runtime
 }
 
 func (c client) post(path, idemKey, body string) testkit.Reply {

@@ -15,6 +15,11 @@ import (
 // listPage answers a list request: the page of q that req asks for,
 // decoded as T.
 func listPage[T any](ctx context.Context, s *store.Store, p *pagination.Pager, q store.Query, req pagination.Request) (*httpapi.Response, error) {
+	return listPageAs(ctx, s, p, q, req, func(t T) T { return t })
+}
+
+// listPageAs is listPage for items stored as S and shown as T.
+func listPageAs[S, T any](ctx context.Context, s *store.Store, p *pagination.Pager, q store.Query, req pagination.Request, show func(S) T) (*httpapi.Response, error) {
 	start := map[string]string(req.Start)
 	if req.OffsetMode {
 		skipped, end, err := s.SkipOffset(ctx, q, req.Offset, p.Offset.TimeBudget)
@@ -30,11 +35,24 @@ func listPage[T any](ctx context.Context, s *store.Store, p *pagination.Pager, q
 	if err != nil {
 		return nil, err
 	}
-	var data []T
-	if err := attributevalue.UnmarshalListOfMaps(res.Items, &data); err != nil {
+	var stored []S
+	if err := attributevalue.UnmarshalListOfMaps(res.Items, &stored); err != nil {
 		return nil, err
 	}
+	data := make([]T, len(stored))
+	for i, x := range stored {
+		data[i] = show(x)
+	}
 	return pagination.Respond(p, req, data, res.Next, res.HasMore)
+}
+
+// notBefore clamps a since filter to a retention window: items past it
+// may linger until DynamoDB's TTL sweeper runs, and must not show.
+func notBefore(since time.Time, now time.Time, retention time.Duration) time.Time {
+	if floor := now.Add(-retention); since.Before(floor) {
+		return floor
+	}
+	return since
 }
 
 // timeParam parses an RFC 3339 query parameter; the normalised form goes

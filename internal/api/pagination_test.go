@@ -131,6 +131,7 @@ func TestCursorWalks(t *testing.T) {
 		{"default limit", "", all},
 		{"tag vip, limit 7", "tag=vip&cursor_limit=7", vip},
 		{"tag lead, limit 200", "tag=lead&cursor_limit=200", lead},
+		{"empty window (after > before)", "created_after=" + url.QueryEscape(to.Format(time.RFC3339Nano)) + "&created_before=" + url.QueryEscape(from.Format(time.RFC3339Nano)), nil},
 		{"created window, limit 13", "created_after=" + url.QueryEscape(from.Format(time.RFC3339Nano)) + "&created_before=" + url.QueryEscape(to.Format(time.RFC3339Nano)) + "&cursor_limit=13", window},
 	}
 	for _, c := range cases {

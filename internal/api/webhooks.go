@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"time"
@@ -169,4 +170,27 @@ func (w *WebhookEndpoints) RotateSecret(ctx context.Context, r *httpapi.Request)
 		endpointWithSecret
 		PreviousSecretExpiresAt string `json:"previous_secret_expires_at"`
 	}{endpointWithSecret{Endpoint: ep, Secret: secret}, ids.Timestamp(overlapEnds)}}, nil
+}
+
+// Test is POST /public/v1/webhook-endpoints/{id}/test: a webhook.test event
+// through the normal pipeline, to this endpoint only.
+func (w *WebhookEndpoints) Test(ctx context.Context, r *httpapi.Request) (Outcome, error) {
+	if err := httpapi.Decode(r.Body, &struct{}{}); err != nil {
+		return Outcome{}, err
+	}
+	rec, err := w.Store.GetEndpoint(ctx, r.Project, r.PathParams["id"])
+	if err != nil {
+		return Outcome{}, err
+	}
+	now := w.now()
+	data, err := json.Marshal(map[string]string{"id": rec.ID, "endpoint_id": rec.ID, "message": "This is a test event from BOTIX."})
+	if err != nil {
+		return Outcome{}, err
+	}
+	ev := store.NewEvent(r.Project, domain.EventWebhookTest, data, now)
+	var plan store.Plan
+	if err := w.Store.AddEvent(&plan, ev, rec.ID); err != nil {
+		return Outcome{}, err
+	}
+	return accepted(map[string]string{"event_id": ev.ID, "endpoint_id": rec.ID, "status": "queued"}, plan)
 }

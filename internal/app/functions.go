@@ -177,6 +177,120 @@ func RotateWebhookSecret(ctx context.Context, env Env, opts ...Option) (HTTPHand
 	return c.mutation(webhookEndpoints(c).RotateSecret, 0), nil
 }
 
+// TestWebhookEndpoint builds POST /public/v1/webhook-endpoints/{id}/test.
+func TestWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutation(webhookEndpoints(c).Test, 0), nil
+}
+
+func deliveries(c *core) *api.Deliveries {
+	h := &api.Deliveries{Store: c.store}
+	h.Now = c.opts.now
+	return h
+}
+
+// ListDeliveries builds GET /public/v1/webhook-deliveries.
+func ListDeliveries(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := deliveries(c)
+	h.Pager = c.pager()
+	return c.endpoint(h.List, 0), c.env.err()
+}
+
+// GetDelivery builds GET /public/v1/webhook-deliveries/{id}.
+func GetDelivery(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.endpoint(deliveries(c).Get, 0), nil
+}
+
+// RetryDelivery builds POST /public/v1/webhook-deliveries/{id}/retry.
+func RetryDelivery(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutation(deliveries(c).Retry, 0), nil
+}
+
+// RedirectDelivery builds POST /public/v1/webhook-deliveries/{id}/redirect.
+func RedirectDelivery(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutation(deliveries(c).Redirect, 0), nil
+}
+
+func inspectors(c *core) *api.Inspectors {
+	h := &api.Inspectors{Store: c.store}
+	h.Now = c.opts.now
+	return h
+}
+
+// CreateInspector builds POST /public/v1/inspectors.
+func CreateInspector(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.mutation(inspectors(c).Create, 0), nil
+}
+
+// CaptureInspector builds ANY /inspect/{id}: the public capture URL.
+func CaptureInspector(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.publicEndpoint(inspectors(c).Capture, api.MaxCaptureBody), nil
+}
+
+// ListInspectorRequests builds GET /public/v1/inspectors/{id}/requests.
+func ListInspectorRequests(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := inspectors(c)
+	h.Pager = c.pager()
+	return c.endpoint(h.Requests, 0), c.env.err()
+}
+
+func eventPolling(c *core) *api.Events {
+	h := &api.Events{Store: c.store}
+	h.Now = c.opts.now
+	return h
+}
+
+// ListEvents builds GET /public/v1/events.
+func ListEvents(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	h := eventPolling(c)
+	h.Pager = c.pager()
+	return c.endpoint(h.List, 0), c.env.err()
+}
+
+// GetEvent builds GET /public/v1/events/{id}.
+func GetEvent(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	c, err := newCore(ctx, env, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.endpoint(eventPolling(c).Get, 0), nil
+}
+
 // Dispatch builds the dispatcher (DynamoDB stream consumer).
 func Dispatch(ctx context.Context, env Env, opts ...Option) (StreamHandler, error) {
 	c, err := newCore(ctx, env, opts)

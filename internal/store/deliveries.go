@@ -48,7 +48,7 @@ type DeliveryRecord struct {
 	// NextAttempt is the number, within the round, of the attempt to run.
 	NextAttempt int `dynamodbav:"next_attempt" json:"-"`
 	// Attempts counts every attempt made, manual ones included.
-	Attempts       int    `dynamodbav:"attempts" json:"attempts"`
+	Attempts       int    `dynamodbav:"attempts" json:"attempts_count"`
 	NextAttemptAt  string `dynamodbav:"next_attempt_at,omitempty" json:"next_attempt_at,omitempty"`
 	LastStatusCode int    `dynamodbav:"last_status_code,omitempty" json:"last_status_code,omitempty"`
 	LastErrorClass string `dynamodbav:"last_error_class,omitempty" json:"last_error_class,omitempty"`

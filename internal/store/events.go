@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"time"
 
 	"github.com/botix/public-api/internal/domain"
@@ -61,4 +62,32 @@ func (s *Store) AddEvent(p *Plan, ev domain.Event, targetEndpoint string) error 
 // Event returns the public event.
 func (it EventRecord) Event() domain.Event {
 	return domain.Event{ID: it.ID, Type: it.Type, CreatedAt: it.CreatedAt, ProjectID: it.ProjectID, Data: []byte(it.Data)}
+}
+
+// EventFilter selects events: Type is a key condition (GSI1), Since bounds
+// the ULID sort key.
+type EventFilter struct {
+	Type  string
+	Since time.Time
+}
+
+// EventsQuery lists a project's events, newest first.
+func EventsQuery(project string, f EventFilter) Query {
+	q := Query{PartitionAttr: attrPK, Partition: scoped(project, "EVT"), SortAttr: attrSK}
+	if f.Type != "" {
+		q = Query{Index: IndexGSI1, PartitionAttr: attrGSI1PK, Partition: eventTypePK(project, f.Type), SortAttr: attrGSI1SK}
+	}
+	q.From, _ = ulidRange(f.Since, time.Time{})
+	return q
+}
+
+// GetEvent returns an event of project, or NOT_FOUND.
+func (s *Store) GetEvent(ctx context.Context, project, id string) (EventRecord, error) {
+	u, err := ids.Parse(ids.Event, id)
+	if err != nil {
+		return EventRecord{}, ErrNotFound
+	}
+	var ev EventRecord
+	err = s.get(ctx, s.Tables.Data, key(scoped(project, "EVT"), u.String()), &ev)
+	return ev, err
 }

@@ -42,6 +42,10 @@ func (q Query) keyAttrs() []string {
 	return []string{attrPK, attrSK, q.PartitionAttr, q.SortAttr}
 }
 
+// empty reports a sort key range that holds nothing (from past to), which
+// DynamoDB would reject as an invalid BETWEEN.
+func (q Query) empty() bool { return q.From != "" && q.To != "" && q.From > q.To }
+
 func (q Query) input(start map[string]types.AttributeValue, limit int32) *dynamodb.QueryInput {
 	names := map[string]string{"#pk": q.PartitionAttr}
 	values := map[string]types.AttributeValue{":pk": str(q.Partition)}
@@ -100,7 +104,7 @@ type PageResult struct {
 // costs exactly one Query.
 func (s *Store) QueryPage(ctx context.Context, q Query, start map[string]string, limit int) (PageResult, error) {
 	exclusive, err := s.startKey(q, start)
-	if err != nil {
+	if err != nil || q.empty() {
 		return PageResult{}, err
 	}
 	var items []map[string]types.AttributeValue
@@ -143,6 +147,9 @@ func (s *Store) QueryPage(ctx context.Context, q Query, start map[string]string,
 // request has left (minus a second to answer), so offset mode never times
 // out a Lambda.
 func (s *Store) SkipOffset(ctx context.Context, q Query, offset int, budget time.Duration) (start map[string]string, end bool, err error) {
+	if q.empty() {
+		return nil, true, nil
+	}
 	var exclusive map[string]types.AttributeValue
 	giveUp := time.Now().Add(budget)
 	if d, ok := ctx.Deadline(); ok && d.Add(-time.Second).Before(giveUp) {

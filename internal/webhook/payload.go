@@ -21,6 +21,11 @@ func Body(ev domain.Event) ([]byte, error) {
 	if len(full) <= MaxPayload {
 		return full, nil
 	}
+	return ThinBody(ev)
+}
+
+// ThinBody is the thin form of an event: the object it is about, by id.
+func ThinBody(ev domain.Event) ([]byte, error) {
 	var ref struct {
 		ID string `json:"id"`
 	}

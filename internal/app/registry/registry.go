@@ -24,6 +24,19 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 	"UpdateWebhookEndpointFunction": app.UpdateWebhookEndpoint,
 	"DeleteWebhookEndpointFunction": app.DeleteWebhookEndpoint,
 	"RotateWebhookSecretFunction":   app.RotateWebhookSecret,
+	"TestWebhookEndpointFunction":   app.TestWebhookEndpoint,
+
+	"ListDeliveriesFunction":   app.ListDeliveries,
+	"GetDeliveryFunction":      app.GetDelivery,
+	"RetryDeliveryFunction":    app.RetryDelivery,
+	"RedirectDeliveryFunction": app.RedirectDelivery,
+
+	"CreateInspectorFunction":       app.CreateInspector,
+	"CaptureInspectorFunction":      app.CaptureInspector,
+	"ListInspectorRequestsFunction": app.ListInspectorRequests,
+
+	"ListEventsFunction": app.ListEvents,
+	"GetEventFunction":   app.GetEvent,
 }
 
 // Stream maps DynamoDB stream consumers to their builders.

@@ -1,0 +1,6 @@
+// Command deliveries-get is the Lambda function GetDeliveryFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.GetDelivery) }

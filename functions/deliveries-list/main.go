@@ -1,0 +1,6 @@
+// Command deliveries-list is the Lambda function ListDeliveriesFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.ListDeliveries) }

@@ -1,0 +1,6 @@
+// Command inspectors-capture is the Lambda function CaptureInspectorFunction (see template.yaml).
+package main
+
+import "github.com/botix/public-api/internal/app"
+
+func main() { app.Start(app.CaptureInspector) }

@@ -1,0 +1,88 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/pagination"
+	"github.com/botix/public-api/internal/store"
+)
+
+// MaxCaptureBody is the largest body the capture URL accepts; the first
+// store.InspectorMaxBody bytes are kept.
+const MaxCaptureBody = 1 << 20
+
+// Inspectors serves the built-in webhook inspector: capture URLs under
+// /inspect/{id} that store whatever is sent to them.
+type Inspectors struct {
+	clock
+	Store *store.Store
+	Pager *pagination.Pager
+}
+
+// Create is POST /public/v1/inspectors: a capture URL on this API, valid
+// for 24 h, keeping up to 100 requests.
+func (i *Inspectors) Create(ctx context.Context, r *httpapi.Request) (Outcome, error) {
+	if err := httpapi.Decode(r.Body, &struct{}{}); err != nil {
+		return Outcome{}, err
+	}
+	id := newInspectorID()
+	in := store.Inspector{ID: id, URL: r.BaseURL + "/inspect/" + id}
+	var plan store.Plan
+	if err := i.Store.AddInspector(&plan, r.Project, &in, i.now()); err != nil {
+		return Outcome{}, err
+	}
+	return created(in, plan)
+}
+
+// newInspectorID returns an unguessable id: 160 random bits.
+func newInspectorID() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	return "insp_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+// Capture is ANY /inspect/{id}, without auth: the request is stored
+// (method, headers, the first 64 KB of the body, time) and answered 200.
+func (i *Inspectors) Capture(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	headers := map[string]string{}
+	for k, v := range r.Header {
+		headers[strings.ToLower(k)] = strings.Join(v, ", ")
+	}
+	body, truncated := r.Body, false
+	if len(body) > store.InspectorMaxBody {
+		body, truncated = body[:store.InspectorMaxBody], true
+	}
+	text := string(body)
+	if !utf8.Valid(body) {
+		text = fmt.Sprintf("(binary body, %d bytes)", len(r.Body))
+	}
+	req := store.CapturedRequest{Method: r.Method, Path: r.Path, Query: r.Query.Encode(), Headers: headers, Body: text, Truncated: truncated, SourceIP: r.Header.Get("X-Forwarded-For")}
+	if err := i.Store.Capture(ctx, r.PathParams["id"], req); err != nil {
+		return nil, err
+	}
+	return httpapi.JSON(http.StatusOK, map[string]bool{"received": true})
+}
+
+// Requests is GET /public/v1/inspectors/{id}/requests: what the inspector
+// caught, newest first, for its project only.
+func (i *Inspectors) Requests(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	if err := pagination.CheckParams(r.Query); err != nil {
+		return nil, err
+	}
+	insp, err := i.Store.GetInspector(ctx, r.Project, r.PathParams["id"])
+	if err != nil {
+		return nil, err
+	}
+	req, err := i.Pager.Parse(r, nil)
+	if err != nil {
+		return nil, err
+	}
+	return listPage[store.CapturedRequest](ctx, i.Store, i.Pager, store.InspectorRequestsQuery(insp.ID), req)
+}

@@ -1,0 +1,57 @@
+// Command example is a webhook receiver built on the BOTIX receiver kit: it
+// verifies signatures, de-duplicates events in memory and prints each event.
+// Start it against `make run`:
+//
+//	go run ./sdk/webhook/example -addr 127.0.0.1:9000 -secret whsec_...
+//
+// With -fail N it answers 503 to the first N deliveries, to watch BOTIX
+// retry them (WEBHOOK_RETRY_SCHEDULE=1s,2s,3s,4s make run shows a round in
+// seconds).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/botix/public-api/sdk/webhook"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Getenv, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "example:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, getenv func(string) string, out io.Writer) error {
+	fs := flag.NewFlagSet("example", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:9000", "listen address")
+	secret := fs.String("secret", getenv("BOTIX_WEBHOOK_SECRET"), "endpoint secret(s), comma separated (or BOTIX_WEBHOOK_SECRET)")
+	failFirst := fs.Int("fail", 0, "answer 503 to the first N deliveries")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *secret == "" {
+		return errors.New("pass -secret whsec_... (shown when you create the webhook endpoint)")
+	}
+	var seen atomic.Int64
+	h := webhook.NewHandler(strings.Split(*secret, ","), &webhook.MemoryDeduplicator{}, func(_ context.Context, ev webhook.Event) error {
+		if n := seen.Add(1); n <= int64(*failFirst) {
+			fmt.Fprintf(out, "%s %s: failing on purpose (%d of %d), BOTIX will retry\n", ev.ID, ev.Type, n, *failFirst)
+			return errors.New("failing on purpose")
+		}
+		fmt.Fprintf(out, "%s %s at %s: %s\n", ev.ID, ev.Type, ev.CreatedAt.Format("15:04:05.000"), ev.Data)
+		return nil
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/webhooks", h)
+	fmt.Fprintf(out, "receiving BOTIX webhooks on http://%s/webhooks\n", *addr)
+	return http.ListenAndServe(*addr, mux)
+}

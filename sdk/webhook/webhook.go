@@ -1,0 +1,161 @@
+// Package webhook is the receiver kit for BOTIX webhooks: verify a
+// request's signatures, de-duplicate events by id, and serve them from an
+// http.Handler. It is the public counterpart of what the BOTIX deliver
+// function sends:
+//
+//	POST <your URL>
+//	X-Botix-Signature: <hex HMAC-SHA256 of the body>
+//	webhook-id: evt_...            (the event id; the same on every retry)
+//	webhook-timestamp: <unix seconds>
+//	webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body"> [v1,... per active secret]
+//
+// The HMAC key is the base64 part of the endpoint secret ("whsec_<base64>").
+// Delivery is at-least-once: de-duplicate on the event id.
+package webhook
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Event is a BOTIX event as a webhook carries it.
+type Event struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	CreatedAt time.Time       `json:"created_at"`
+	ProjectID string          `json:"project_id"`
+	Data      json.RawMessage `json:"data"`
+	// Thin events carry only {"object","id"} in Data: the event was over
+	// 64 KB; fetch the object through the API.
+	Thin bool `json:"thin,omitempty"`
+}
+
+// DefaultTolerance is how far webhook-timestamp may be from now.
+const DefaultTolerance = 5 * time.Minute
+
+// Verification errors. Verify returns one of them (wrapped in nothing),
+// so callers can tell them apart with errors.Is.
+var (
+	// ErrNoSignature: the request carries neither signature scheme.
+	ErrNoSignature = errors.New("webhook: no X-Botix-Signature or webhook-signature header")
+	// ErrBadSignature: no signature matches any of the secrets.
+	ErrBadSignature = errors.New("webhook: signature does not match")
+	// ErrBadTimestamp: webhook-timestamp is missing or not a number.
+	ErrBadTimestamp = errors.New("webhook: invalid webhook-timestamp")
+	// ErrStale: webhook-timestamp is outside the tolerance (a replay?).
+	ErrStale = errors.New("webhook: timestamp outside the tolerance")
+	// ErrBadSecret: a secret is not "whsec_" + base64.
+	ErrBadSecret = errors.New("webhook: secret must be whsec_ followed by base64")
+)
+
+// Verify checks a request against the endpoint's secrets (more than one
+// during a rotation) with DefaultTolerance. Every signature scheme present
+// must verify; at least one must be present. Comparisons are constant-time.
+func Verify(secrets []string, header http.Header, body []byte, now time.Time) error {
+	return Verifier{Secrets: secrets}.Verify(header, body, now)
+}
+
+// Verifier verifies requests with its secrets and tolerance.
+type Verifier struct {
+	Secrets []string
+	// Tolerance bounds |now - webhook-timestamp|; 0 means DefaultTolerance.
+	Tolerance time.Duration
+}
+
+// Verify is the package-level Verify with v's settings.
+func (v Verifier) Verify(header http.Header, body []byte, now time.Time) error {
+	keys := make([][]byte, 0, len(v.Secrets))
+	for _, s := range v.Secrets {
+		k, err := key(s)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, k)
+	}
+	std := header.Get("Webhook-Signature")
+	botix := header.Get("X-Botix-Signature")
+	if std == "" && botix == "" {
+		return ErrNoSignature
+	}
+	if std != "" {
+		if err := v.verifyStandard(keys, header, body, std, now); err != nil {
+			return err
+		}
+	}
+	if botix != "" && !anyMatch(keys, func(k []byte) []byte { return []byte(hexMAC(k, body)) }, []string{strings.ToLower(botix)}) {
+		return ErrBadSignature
+	}
+	return nil
+}
+
+func (v Verifier) verifyStandard(keys [][]byte, header http.Header, body []byte, sigs string, now time.Time) error {
+	ts, err := strconv.ParseInt(header.Get("Webhook-Timestamp"), 10, 64)
+	if err != nil {
+		return ErrBadTimestamp
+	}
+	tol := v.Tolerance
+	if tol == 0 {
+		tol = DefaultTolerance
+	}
+	if d := now.Sub(time.Unix(ts, 0)); d > tol || d < -tol {
+		return ErrStale
+	}
+	id := header.Get("Webhook-Id")
+	var candidates []string
+	for _, part := range strings.Fields(sigs) {
+		if v, sig, ok := strings.Cut(part, ","); ok && v == "v1" {
+			candidates = append(candidates, sig)
+		}
+	}
+	signed := func(k []byte) []byte {
+		m := hmac.New(sha256.New, k)
+		m.Write([]byte(id + "." + strconv.FormatInt(ts, 10) + "."))
+		m.Write(body)
+		return []byte(base64.StdEncoding.EncodeToString(m.Sum(nil)))
+	}
+	if !anyMatch(keys, signed, candidates) {
+		return ErrBadSignature
+	}
+	return nil
+}
+
+// anyMatch compares every expected signature with every candidate in
+// constant time.
+func anyMatch(keys [][]byte, expected func([]byte) []byte, candidates []string) bool {
+	ok := false
+	for _, k := range keys {
+		want := expected(k)
+		for _, c := range candidates {
+			if hmac.Equal(want, []byte(c)) {
+				ok = true
+			}
+		}
+	}
+	return ok
+}
+
+func hexMAC(k, body []byte) string {
+	m := hmac.New(sha256.New, k)
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func key(secret string) ([]byte, error) {
+	raw, ok := strings.CutPrefix(secret, "whsec_")
+	if !ok {
+		return nil, ErrBadSecret
+	}
+	k, err := base64.StdEncoding.DecodeString(raw)
+	if err != nil || len(k) == 0 {
+		return nil, ErrBadSecret
+	}
+	return k, nil
+}
