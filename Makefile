@@ -11,7 +11,7 @@ GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags="-s -w"
 # targets below (sam build calls those targets for BuildMethod: makefile).
 FUNCTIONS := $(shell sed -n 's/^build-\([A-Za-z0-9]*\):.*/\1/p' $(firstword $(MAKEFILE_LIST)))
 
-.PHONY: run test lint build bench clean
+.PHONY: run test lint build bench e2e-lambda clean
 
 ## run: the whole system locally on http://127.0.0.1:$${PORT:-8080}; prints an API key.
 run:
@@ -32,12 +32,17 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench
 
+## e2e-lambda: every real bootstrap under the Lambda Runtime Interface Emulator (also part of make test); prints init and invoke times.
+e2e-lambda:
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 -v -run TestRealBootstraps ./infra/rie/ | grep -E '^\s+\||slowest|^(ok|FAIL|---)'
+
 ## build: every function as linux/arm64 bootstrap in the layout sam build uses.
 build:
 	@for fn in $(FUNCTIONS); do \
 		$(MAKE) --no-print-directory build-$$fn ARTIFACTS_DIR=$(BUILD_DIR)/$$fn || exit 1; \
 	done
 	@echo "built $(words $(FUNCTIONS)) functions into $(BUILD_DIR)"
+	@$(GO) run ./infra/cmd/sizes $(BUILD_DIR)
 
 clean:
 	rm -rf .aws-sam .build .cache

@@ -3,8 +3,6 @@ package local_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -19,40 +17,6 @@ const SampleAPIKey = "bx_sample_key_for_local_invoke_0001"
 
 // sampleExpectations is what each sample in events/ must produce when the
 // sample key's project exists and is otherwise empty.
-var sampleExpectations = map[string]struct {
-	status int
-	code   string
-}{
-	"NotFoundFunction":      {404, "NOT_FOUND"},
-	"CreateContactFunction": {201, ""},
-	"GetContactFunction":    {404, "NOT_FOUND"},
-	"SendMessageFunction":   {404, "NOT_FOUND"},
-	"ImportCatalogFunction": {202, ""},
-	"RunScenarioFunction":   {404, "NOT_FOUND"},
-	"ListContactsFunction":  {200, ""},
-	"CountContactsFunction": {200, ""},
-	"ListMessagesFunction":  {200, ""},
-
-	"CreateWebhookEndpointFunction": {201, ""},
-	"ListWebhookEndpointsFunction":  {200, ""},
-	"GetWebhookEndpointFunction":    {404, "NOT_FOUND"},
-	"UpdateWebhookEndpointFunction": {404, "NOT_FOUND"},
-	"DeleteWebhookEndpointFunction": {404, "NOT_FOUND"},
-	"RotateWebhookSecretFunction":   {404, "NOT_FOUND"},
-	"TestWebhookEndpointFunction":   {404, "NOT_FOUND"},
-
-	"ListDeliveriesFunction":   {200, ""},
-	"GetDeliveryFunction":      {404, "NOT_FOUND"},
-	"RetryDeliveryFunction":    {404, "NOT_FOUND"},
-	"RedirectDeliveryFunction": {404, "NOT_FOUND"},
-
-	"CreateInspectorFunction":       {201, ""},
-	"CaptureInspectorFunction":      {404, "NOT_FOUND"},
-	"ListInspectorRequestsFunction": {404, "NOT_FOUND"},
-
-	"ListEventsFunction": {200, ""},
-	"GetEventFunction":   {404, "NOT_FOUND"},
-}
 
 // TestEventSamples proves the samples in events/ are real: each function
 // has one, HTTP samples name a route the template gives that function, and
@@ -60,10 +24,7 @@ var sampleExpectations = map[string]struct {
 func TestEventSamples(t *testing.T) {
 	rt := testkit.Runtime(t, local.Config{})
 	testkit.Project(t, rt, SampleAPIKey)
-	root, err := template.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
+	expectations := testkit.SampleExpectations(t)
 	tpl, err := template.LoadRepo()
 	if err != nil {
 		t.Fatal(err)
@@ -74,10 +35,7 @@ func TestEventSamples(t *testing.T) {
 	}
 	for id := range tpl.Functions() {
 		t.Run(id, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join(root, "events", id+".json"))
-			if err != nil {
-				t.Fatalf("no sample event: %v", err)
-			}
+			raw := testkit.Sample(t, id)
 			if sh, isStream := rt.StreamHandler(id); isStream {
 				var ev events.DynamoDBEvent
 				if err := json.Unmarshal(raw, &ev); err != nil {
@@ -116,17 +74,17 @@ func TestEventSamples(t *testing.T) {
 			if !contains(routeOf[id], ev.RouteKey) {
 				t.Fatalf("sample routeKey %q is not a route of %s (%v)", ev.RouteKey, id, routeOf[id])
 			}
-			want, ok := sampleExpectations[id]
+			want, ok := expectations[id]
 			if !ok {
-				t.Fatalf("no expectation for the sample of %s", id)
+				t.Fatalf("events/expected.json has no expectation for %s", id)
 			}
 			resp, err := h(context.Background(), ev)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := testkit.Reply{Status: resp.StatusCode, Body: []byte(resp.Body)}
-			if got.Status != want.status || got.ErrorCode() != want.code {
-				t.Fatalf("got %d %q, want %d %q: %s", got.Status, got.ErrorCode(), want.status, want.code, resp.Body)
+			if got.Status != want.Status || got.ErrorCode() != want.Code {
+				t.Fatalf("got %d %q, want %d %q: %s", got.Status, got.ErrorCode(), want.Status, want.Code, resp.Body)
 			}
 		})
 	}

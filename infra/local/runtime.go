@@ -88,6 +88,7 @@ type Runtime struct {
 	groups   []string
 	sqsMaps  []*sqsMapping
 	queue    map[string]app.QueueHandler
+	calls    callLog
 	fns      map[string]template.Function
 	envs     map[string]map[string]string
 	http     map[string]app.HTTPHandler
@@ -195,6 +196,16 @@ func (r *Runtime) DynamoDB() *dynamodb.Client { return r.db }
 func (r *Runtime) Env(fn string) app.Env {
 	env := r.envs[fn]
 	return func(k string) string { return env[k] }
+}
+
+// EnvMap returns a copy of a function's environment, to start its real
+// binary with (the Lambda emulator test).
+func (r *Runtime) EnvMap(fn string) map[string]string {
+	out := make(map[string]string, len(r.envs[fn]))
+	for k, v := range r.envs[fn] {
+		out[k] = v
+	}
+	return out
 }
 
 // Invoke calls a directly invoked function (admin, redrive) with a JSON
@@ -377,7 +388,7 @@ func buildAll[H any](ctx context.Context, r *Runtime, builders map[string]app.Bu
 			*problems = append(*problems, name+" has a builder but is not in template.yaml")
 			continue
 		}
-		opts := append(append([]app.Option(nil), r.cfg.Options...), r.cfg.FunctionOptions[name]...)
+		opts := append(append([]app.Option{app.WithCallRecorder(r.recorder(name))}, r.cfg.Options...), r.cfg.FunctionOptions[name]...)
 		h, err := build(ctx, r.Env(name), opts...)
 		if err != nil {
 			*problems = append(*problems, fmt.Sprintf("%s: %v", name, err))

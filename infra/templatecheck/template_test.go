@@ -9,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/botix/public-api/infra/functions"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/app/registry"
@@ -96,22 +96,18 @@ func TestEveryRouteHasAHandlerAndEveryHandlerARoute(t *testing.T) {
 	}
 }
 
-var makeTarget = regexp.MustCompile(`(?m)^build-([A-Za-z0-9]+): ; \$\(call lambda,([a-z0-9-]+)\)$`)
-
 func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 	tpl, root := load(t)
-	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	dirOf, err := functions.Dirs(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirOf := map[string]string{}
 	usedDirs := map[string]string{}
-	for _, m := range makeTarget.FindAllStringSubmatch(string(mk), -1) {
-		dirOf[m[1]] = m[2]
-		if other, dup := usedDirs[m[2]]; dup {
-			t.Errorf("functions/%s is built by both build-%s and build-%s", m[2], other, m[1])
+	for id, dir := range dirOf {
+		if other, dup := usedDirs[dir]; dup {
+			t.Errorf("functions/%s is built by both build-%s and build-%s", dir, other, id)
 		}
-		usedDirs[m[2]] = m[1]
+		usedDirs[dir] = id
 	}
 	for id, fn := range tpl.Functions() {
 		t.Run(id, func(t *testing.T) {

@@ -46,6 +46,7 @@ const (
 	EnvIdempotencyTable = "IDEMPOTENCY_TABLE"
 	EnvLogLevel         = "LOG_LEVEL"
 	EnvCursorKeys       = "CURSOR_SIGNING_KEYS"
+	EnvCursorRevision   = "CURSOR_KEYS_REVISION"
 	EnvOffsetMax        = "OFFSET_MAX"
 	EnvOffsetDeprecated = "OFFSET_DEPRECATED_AT"
 	EnvOffsetSunset     = "OFFSET_SUNSET_AT"
@@ -93,6 +94,7 @@ type options struct {
 	log        *slog.Logger
 	hooks      api.Hooks
 	deliveries delivery.Hooks
+	calls      CallRecorder
 }
 
 // WithDynamoDB adds options to the DynamoDB client (e.g. a middleware that
@@ -152,6 +154,9 @@ func newCore(ctx context.Context, env Env, opts []Option) (*core, error) {
 	db := dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.BaseEndpoint = awsenv.Endpoint(env, "DYNAMODB")
 		o.DisableValidateResponseChecksum = awsenv.LocalDynamoDB(env)
+		if c.opts.calls != nil {
+			o.APIOptions = append(o.APIOptions, recordCalls(c.opts.calls))
+		}
 	}}, c.opts.dynamo...)...)
 	c.store = store.New(db, store.Tables{Data: c.env.required(EnvDataTable), Idempotency: c.env.required(EnvIdempotencyTable)})
 	c.store.Now = c.opts.now
@@ -203,6 +208,9 @@ func (c *core) pager() *pagination.Pager {
 		kr, err := cursor.ParseKeyring(keys)
 		if err != nil {
 			c.env.bad(EnvCursorKeys, err)
+		} else {
+			// Ops check a rotation took effect here; only key ids are logged.
+			c.log.Info("cursor signing keys loaded", "signing_kid", kr.IDs()[0], "kids", kr.IDs(), "revision", c.env.optional(EnvCursorRevision, "unset"))
 		}
 		p.Keys = kr
 	}
@@ -218,11 +226,21 @@ func (c *core) guard() webhook.Guard {
 }
 
 func (c *core) sqs() *sqs.Client {
-	return sqs.NewFromConfig(c.aws, func(o *sqs.Options) { o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SQS") })
+	return sqs.NewFromConfig(c.aws, func(o *sqs.Options) {
+		o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SQS")
+		if c.opts.calls != nil {
+			o.APIOptions = append(o.APIOptions, recordCalls(c.opts.calls))
+		}
+	})
 }
 
 func (c *core) scheduler() *scheduler.Client {
-	return scheduler.NewFromConfig(c.aws, func(o *scheduler.Options) { o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SCHEDULER") })
+	return scheduler.NewFromConfig(c.aws, func(o *scheduler.Options) {
+		o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SCHEDULER")
+		if c.opts.calls != nil {
+			o.APIOptions = append(o.APIOptions, recordCalls(c.opts.calls))
+		}
+	})
 }
 
 // invoke adapts a typed handler to InvokeHandler. Errors keep their public

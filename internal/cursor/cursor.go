@@ -91,6 +91,16 @@ func validKID(id string) bool {
 	return true
 }
 
+// IDs returns the key ids, the signing one first (for logs: never the
+// secrets).
+func (kr *Keyring) IDs() []string {
+	out := make([]string, len(kr.keys))
+	for i, k := range kr.keys {
+		out[i] = k.ID
+	}
+	return out
+}
+
 // Binding is what a cursor is valid for.
 type Binding struct {
 	Project  string

@@ -36,7 +36,13 @@ func Runtime(t testing.TB, cfg local.Config) *local.Runtime {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = rt.Close() })
+	t.Cleanup(func() {
+		_ = rt.Close()
+		// Every call a function made must be one its IAM policy allows.
+		for _, c := range rt.UndeclaredCalls() {
+			t.Errorf("undeclared AWS call (add it to registry.Permissions and template.yaml, or remove it): %s", c)
+		}
+	})
 	return rt
 }
 

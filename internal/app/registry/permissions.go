@@ -1,0 +1,82 @@
+package registry
+
+import "github.com/botix/public-api/internal/app"
+
+// Permissions lists, per function, every AWS action its code calls and on
+// which template resource ("DataTable", "DataTable/index/gsi1",
+// "WebhookScheduleGroup/*"). The template's policies must grant exactly
+// these (a test compares), and the local runtime records the calls the
+// functions really make and fails a test on any call not listed here. The
+// permissions Lambda's event source mappings need (stream and queue reads)
+// are added by SAM and are not the code's.
+var Permissions = map[string][]app.Permission{
+	"NotFoundFunction":      nil,
+	"CreateContactFunction": mutation(write("DataTable", "GetItem", "PutItem", "UpdateItem")),
+	"GetContactFunction":    read("DataTable"),
+	"SendMessageFunction":   mutation(write("DataTable", "GetItem", "PutItem", "ConditionCheckItem")),
+	"ImportCatalogFunction": mutation(write("DataTable", "GetItem", "PutItem")),
+	"RunScenarioFunction":   mutation(write("DataTable", "GetItem", "PutItem", "ConditionCheckItem")),
+	"ListContactsFunction":  query("DataTable"),
+	"CountContactsFunction": query("DataTable"),
+	"ListMessagesFunction":  query("DataTable", "gsi1"),
+
+	"CreateWebhookEndpointFunction": mutation(write("DataTable", "GetItem", "PutItem", "UpdateItem")),
+	"ListWebhookEndpointsFunction":  query("DataTable"),
+	"GetWebhookEndpointFunction":    read("DataTable"),
+	"UpdateWebhookEndpointFunction": mutation(write("DataTable", "GetItem", "UpdateItem")),
+	"DeleteWebhookEndpointFunction": mutation(write("DataTable", "GetItem", "DeleteItem", "UpdateItem")),
+	"RotateWebhookSecretFunction":   mutation(write("DataTable", "GetItem", "UpdateItem")),
+	"TestWebhookEndpointFunction":   mutation(write("DataTable", "GetItem", "PutItem")),
+
+	"ListDeliveriesFunction":   query("DataTable", "gsi1", "gsi2"),
+	"GetDeliveryFunction":      query("DataTable"),
+	"RetryDeliveryFunction":    mutation(write("DataTable", "GetItem", "PutItem")),
+	"RedirectDeliveryFunction": mutation(write("DataTable", "GetItem", "PutItem")),
+
+	"CreateInspectorFunction":       mutation(write("DataTable", "GetItem", "PutItem")),
+	"CaptureInspectorFunction":      write("DataTable", "GetItem", "PutItem", "UpdateItem"),
+	"ListInspectorRequestsFunction": query("DataTable"),
+
+	"ListEventsFunction": query("DataTable", "gsi1"),
+	"GetEventFunction":   read("DataTable"),
+
+	"CatalogApplyFunction": write("DataTable", "UpdateItem"),
+	"DispatchFunction": append(write("DataTable", "Query", "PutItem"),
+		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"}),
+	"DeliverFunction": append(write("DataTable", "GetItem", "PutItem", "UpdateItem"),
+		app.Permission{Action: "sqs:SendMessage", Resource: "DeadLetterQueue"},
+		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "DeliveryQueue"},
+		app.Permission{Action: "scheduler:CreateSchedule", Resource: "WebhookScheduleGroup/*"},
+		app.Permission{Action: "iam:PassRole", Resource: "SchedulerRole"}),
+	"RedriveFunction": append(read("DataTable"),
+		app.Permission{Action: "sqs:ReceiveMessage", Resource: "DeadLetterQueue"},
+		app.Permission{Action: "sqs:DeleteMessage", Resource: "DeadLetterQueue"},
+		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "DeadLetterQueue"},
+		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"}),
+	"AdminFunction": write("DataTable", "GetItem", "PutItem", "DeleteItem", "ConditionCheckItem"),
+}
+
+func write(table string, actions ...string) []app.Permission {
+	out := make([]app.Permission, len(actions))
+	for i, a := range actions {
+		out[i] = app.Permission{Action: "dynamodb:" + a, Resource: table}
+	}
+	return out
+}
+
+// read is the API key lookup plus reads by key.
+func read(table string) []app.Permission { return write(table, "GetItem") }
+
+// query is read plus Query on the table and the named indexes.
+func query(table string, indexes ...string) []app.Permission {
+	out := write(table, "GetItem", "Query")
+	for _, ix := range indexes {
+		out = append(out, app.Permission{Action: "dynamodb:Query", Resource: table + "/index/" + ix})
+	}
+	return out
+}
+
+// mutation adds the idempotency table's capture, completion and release.
+func mutation(p []app.Permission) []app.Permission {
+	return append(p, write("IdempotencyTable", "PutItem", "UpdateItem", "DeleteItem")...)
+}
