@@ -139,6 +139,9 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = io.WriteString(w, `{"message":"Not Found"}`)
+		if r.cfg.OnResponse != nil {
+			r.cfg.OnResponse("", http.StatusNotFound)
+		}
 		return
 	}
 	ev := toEvent(req, body, rt, params)
@@ -160,6 +163,9 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(out)
+	if r.cfg.OnResponse != nil {
+		r.cfg.OnResponse(rt.key, resp.StatusCode)
+	}
 }
 
 func toEvent(req *http.Request, body []byte, rt route, params map[string]string) events.APIGatewayV2HTTPRequest {

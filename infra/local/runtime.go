@@ -68,6 +68,8 @@ type Config struct {
 	// QueuePollers bounds the concurrent invocations per SQS source
 	// (default 4, never above the template's MaximumConcurrency).
 	QueuePollers int
+	// OnResponse, if set, is told the status of every API response.
+	OnResponse func(route string, status int)
 }
 
 // Runtime is a running local system.

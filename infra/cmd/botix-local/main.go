@@ -12,13 +12,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/botix/public-api/infra/ddblocal"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/admin"
-	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/app"
 )
 
@@ -47,37 +45,13 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	defer ddb.Stop()
 	logs := slog.New(slog.NewJSONHandler(stderr, nil))
-	opts := []app.Option{app.WithLogger(logs)}
-	if d := getenv("BOTIX_LOCAL_MUTATION_DELAY"); d != "" {
-		// Local-only: hold every mutation after it captured its key, to
-		// watch IDEMPOTENCY_KEY_IN_PROGRESS with two curls.
-		delay, err := time.ParseDuration(d)
-		if err != nil {
-			return fmt.Errorf("BOTIX_LOCAL_MUTATION_DELAY: %w", err)
-		}
-		opts = append(opts, app.WithMutationHooks(api.Hooks{AfterCapture: func(ctx context.Context) error {
-			select {
-			case <-time.After(delay):
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}}))
+	cfg, err := local.MakeRunConfig(getenv)
+	if err != nil {
+		return err
 	}
-	params := map[string]string{}
-	if s := getenv("WEBHOOK_RETRY_SCHEDULE"); s != "" {
-		params["WebhookRetrySchedule"] = s // e.g. 1s,2s,3s,4s: a whole retry round in seconds
-	}
-	rt, err := local.Start(ctx, local.Config{
-		Template:         tpl,
-		DynamoDBEndpoint: ddb.Endpoint,
-		Addr:             "127.0.0.1:" + port,
-		Options:          opts,
-		Log:              logs,
-		Parameters:       params,
-		// Local only: webhooks may target http:// and loopback receivers.
-		Env: map[string]string{app.EnvAllowLoopback: "true"},
-	})
+	cfg.Template, cfg.DynamoDBEndpoint, cfg.Addr, cfg.Log = tpl, ddb.Endpoint, "127.0.0.1:"+port, logs
+	cfg.Options = append(cfg.Options, app.WithLogger(logs))
+	rt, err := local.Start(ctx, cfg)
 	if err != nil {
 		return err
 	}
