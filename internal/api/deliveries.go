@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
@@ -35,26 +33,11 @@ func (d *Deliveries) List(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 	}
 	problems, filters := apierr.Problems{}, map[string]string{}
 	f := store.DeliveryFilter{
-		Status: r.Query.Get("status"), EndpointID: r.Query.Get("endpoint_id"), EventType: r.Query.Get("event_type"),
-		Since: timeParam(r, "since", filters, problems), Until: timeParam(r, "until", filters, problems),
-	}
-	if f.Status != "" {
-		if !slices.Contains(DeliveryStatuses, f.Status) {
-			problems.Add("status", "must be one of "+strings.Join(DeliveryStatuses, ", "))
-		}
-		filters["status"] = f.Status
-	}
-	if f.EndpointID != "" {
-		if _, err := ids.Parse(ids.WebhookEndpoint, f.EndpointID); err != nil {
-			problems.Add("endpoint_id", "must be a webhook endpoint id (we_...)")
-		}
-		filters["endpoint_id"] = f.EndpointID
-	}
-	if f.EventType != "" {
-		if !slices.Contains(domain.EventTypes, f.EventType) {
-			problems.Add("event_type", "must be one of "+strings.Join(domain.EventTypes, ", "))
-		}
-		filters["event_type"] = f.EventType
+		Status:     enumParam(r, "status", DeliveryStatuses, filters, problems),
+		EndpointID: idParam(r, "endpoint_id", ids.WebhookEndpoint, "a webhook endpoint id", filters, problems),
+		EventType:  enumParam(r, "event_type", domain.EventTypes, filters, problems),
+		Since:      timeParam(r, "since", filters, problems),
+		Until:      timeParam(r, "until", filters, problems),
 	}
 	if err := problems.ParamErr(); err != nil {
 		return nil, err

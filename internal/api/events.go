@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
@@ -36,13 +34,7 @@ func (e *Events) List(ctx context.Context, r *httpapi.Request) (*httpapi.Respons
 		return nil, err
 	}
 	problems, filters := apierr.Problems{}, map[string]string{}
-	f := store.EventFilter{Type: r.Query.Get("type"), Since: timeParam(r, "since", filters, problems)}
-	if f.Type != "" {
-		if !slices.Contains(domain.EventTypes, f.Type) {
-			problems.Add("type", "must be one of "+strings.Join(domain.EventTypes, ", "))
-		}
-		filters["type"] = f.Type
-	}
+	f := store.EventFilter{Type: enumParam(r, "type", domain.EventTypes, filters, problems), Since: timeParam(r, "since", filters, problems)}
 	if err := problems.ParamErr(); err != nil {
 		return nil, err
 	}

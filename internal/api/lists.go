@@ -2,12 +2,15 @@ package api
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 )
@@ -53,6 +56,33 @@ func notBefore(since time.Time, now time.Time, retention time.Duration) time.Tim
 		return floor
 	}
 	return since
+}
+
+// enumParam reads a query parameter that must be one of allowed; the
+// value goes into filters (for the cursor binding).
+func enumParam(r *httpapi.Request, name string, allowed []string, filters map[string]string, problems apierr.Problems) string {
+	v := r.Query.Get(name)
+	if v == "" {
+		return ""
+	}
+	if !slices.Contains(allowed, v) {
+		problems.Add(name, "must be one of "+strings.Join(allowed, ", "))
+	}
+	filters[name] = v
+	return v
+}
+
+// idParam reads a query parameter that must be an id with prefix.
+func idParam(r *httpapi.Request, name, prefix, what string, filters map[string]string, problems apierr.Problems) string {
+	v := r.Query.Get(name)
+	if v == "" {
+		return ""
+	}
+	if _, err := ids.Parse(prefix, v); err != nil {
+		problems.Add(name, "must be "+what+" ("+prefix+"_...)")
+	}
+	filters[name] = v
+	return v
 }
 
 // timeParam parses an RFC 3339 query parameter; the normalised form goes

@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
@@ -54,18 +52,9 @@ func (m *Messages) List(ctx context.Context, r *httpapi.Request) (*httpapi.Respo
 		return nil, err
 	}
 	problems, filters := apierr.Problems{}, map[string]string{}
-	f := store.MessageFilter{ContactID: r.Query.Get("contact_id"), Status: r.Query.Get("status")}
-	if f.ContactID != "" {
-		if _, err := ids.Parse(ids.Contact, f.ContactID); err != nil {
-			problems.Add("contact_id", "must be a contact id (ct_...)")
-		}
-		filters["contact_id"] = f.ContactID
-	}
-	if f.Status != "" {
-		if !slices.Contains(domain.MessageStatuses, f.Status) {
-			problems.Add("status", "must be one of "+strings.Join(domain.MessageStatuses, ", "))
-		}
-		filters["status"] = f.Status
+	f := store.MessageFilter{
+		ContactID: idParam(r, "contact_id", ids.Contact, "a contact id", filters, problems),
+		Status:    enumParam(r, "status", domain.MessageStatuses, filters, problems),
 	}
 	if err := problems.ParamErr(); err != nil {
 		return nil, err

@@ -144,10 +144,7 @@ func (w *WebhookEndpoints) Delete(ctx context.Context, r *httpapi.Request) (Outc
 // new secret signs from now on; the previous one keeps signing alongside it
 // for SecretOverlap, so receivers can switch without losing a webhook.
 func (w *WebhookEndpoints) RotateSecret(ctx context.Context, r *httpapi.Request) (Outcome, error) {
-	if err := httpapi.Decode(r.Body, &struct{}{}); err != nil {
-		return Outcome{}, err
-	}
-	rec, err := w.Store.GetEndpoint(ctx, r.Project, r.PathParams["id"])
+	rec, err := w.target(ctx, r)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -175,10 +172,7 @@ func (w *WebhookEndpoints) RotateSecret(ctx context.Context, r *httpapi.Request)
 // Test is POST /public/v1/webhook-endpoints/{id}/test: a webhook.test event
 // through the normal pipeline, to this endpoint only.
 func (w *WebhookEndpoints) Test(ctx context.Context, r *httpapi.Request) (Outcome, error) {
-	if err := httpapi.Decode(r.Body, &struct{}{}); err != nil {
-		return Outcome{}, err
-	}
-	rec, err := w.Store.GetEndpoint(ctx, r.Project, r.PathParams["id"])
+	rec, err := w.target(ctx, r)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -193,4 +187,12 @@ func (w *WebhookEndpoints) Test(ctx context.Context, r *httpapi.Request) (Outcom
 		return Outcome{}, err
 	}
 	return accepted(map[string]string{"event_id": ev.ID, "endpoint_id": rec.ID, "status": "queued"}, plan)
+}
+
+// target is the endpoint an action without a body (rotate, test) is about.
+func (w *WebhookEndpoints) target(ctx context.Context, r *httpapi.Request) (store.EndpointRecord, error) {
+	if err := httpapi.Decode(r.Body, &struct{}{}); err != nil {
+		return store.EndpointRecord{}, err
+	}
+	return w.Store.GetEndpoint(ctx, r.Project, r.PathParams["id"])
 }
