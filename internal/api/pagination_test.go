@@ -72,8 +72,10 @@ func seed(t *testing.T, h *harness, n int, end time.Time) []string {
 	return out
 }
 
-// walk follows next_cursor to the end and returns the ids in order.
-func walk(t *testing.T, list app.HTTPHandler, h *harness, query string) []string {
+// walk follows next_cursor through the list at path from its first page
+// to the end and returns the ids in order. Only a list filtered after
+// reading (filtered) may return an empty page with has_more.
+func walk(t *testing.T, list app.HTTPHandler, h *harness, path, query string, filtered bool) []string {
 	t.Helper()
 	var got []string
 	cursor := ""
@@ -82,15 +84,15 @@ func walk(t *testing.T, list app.HTTPHandler, h *harness, query string) []string
 		if cursor != "" {
 			q += "&cursor=" + url.QueryEscape(cursor)
 		}
-		p := decodePage(t, call(t, list, h.get("GET /public/v1/contacts", "/public/v1/contacts", q)))
+		p := decodePage(t, call(t, list, h.get("GET "+path, path, q)))
 		for _, c := range p.Data {
 			got = append(got, c.ID)
 		}
 		if !p.HasMore {
 			return got
 		}
-		if len(p.Data) == 0 {
-			t.Fatal("an unfiltered page came back empty with has_more")
+		if len(p.Data) == 0 && !filtered {
+			t.Fatal("a page without a read-time filter came back empty with has_more")
 		}
 		cursor = *p.NextCursor
 		if pages > 5000 {
@@ -136,7 +138,7 @@ func TestCursorWalks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name+": every item exactly once, newest first", func(t *testing.T) {
-			got := walk(t, list, h, c.query)
+			got := walk(t, list, h, "/public/v1/contacts", c.query, false)
 			if strings.Join(got, ",") != strings.Join(c.want, ",") {
 				t.Fatalf("walk returned %d items, want %d (first diff at %d)", len(got), len(c.want), firstDiff(got, c.want))
 			}
@@ -160,8 +162,7 @@ func TestSnapshotSemantics(t *testing.T) {
 	create := h.fn(app.CreateContact)
 
 	t.Run("contacts created during a walk never appear; every existing one appears once", func(t *testing.T) {
-		var got []string
-		cursor, stop := "", make(chan struct{})
+		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() { // concurrent writer
@@ -175,20 +176,7 @@ func TestSnapshotSemantics(t *testing.T) {
 				call(t, create, h.contact(newKey(), fmt.Sprintf(`{"phone":"+7988%07d","name":"new"}`, i)))
 			}
 		}()
-		for {
-			q := "cursor_limit=9"
-			if cursor != "" {
-				q += "&cursor=" + url.QueryEscape(cursor)
-			}
-			p := decodePage(t, call(t, list, h.get("GET /public/v1/contacts", "/public/v1/contacts", q)))
-			for _, c := range p.Data {
-				got = append(got, c.ID)
-			}
-			if !p.HasMore {
-				break
-			}
-			cursor = *p.NextCursor
-		}
+		got := walk(t, list, h, "/public/v1/contacts", "cursor_limit=9", false)
 		close(stop)
 		wg.Wait()
 		// The first page may include contacts created before it was read;
@@ -355,22 +343,7 @@ func TestFilterExpressionFillsPagesWithinTheBudget(t *testing.T) {
 		}
 	})
 	t.Run("walking the filtered list returns every match once; has_more false at the end", func(t *testing.T) {
-		var got []string
-		cursor := ""
-		for {
-			q := "status=sent&contact_id=" + contact + "&cursor_limit=4"
-			if cursor != "" {
-				q += "&cursor=" + url.QueryEscape(cursor)
-			}
-			p := decodePage(t, call(t, list, h.get("GET /public/v1/messages", "/public/v1/messages", q)))
-			for _, m := range p.Data {
-				got = append(got, m.ID)
-			}
-			if !p.HasMore {
-				break
-			}
-			cursor = *p.NextCursor
-		}
+		got := walk(t, list, h, "/public/v1/messages", "status=sent&contact_id="+contact+"&cursor_limit=4", true)
 		if strings.Join(got, ",") != strings.Join(sent, ",") {
 			t.Fatalf("got %d, want %d", len(got), len(sent))
 		}
@@ -399,16 +372,7 @@ func TestFilterExpressionFillsPagesWithinTheBudget(t *testing.T) {
 		if len(p.Data) != 0 || !p.HasMore {
 			t.Fatalf("first %d items are non-matching: want an empty page with has_more, got %d items, has_more %v", store.ReadBudget, len(p.Data), p.HasMore)
 		}
-		var got []string
-		for pages := 1; p.HasMore; pages++ {
-			p = decodePage(t, call(t, list, h.get("GET /public/v1/messages", "/public/v1/messages", "status=sent&cursor_limit=10&cursor="+url.QueryEscape(*p.NextCursor))))
-			for _, m := range p.Data {
-				got = append(got, m.ID)
-			}
-			if pages > 10 {
-				t.Fatal("walk does not end")
-			}
-		}
+		got := walk(t, list, h, "/public/v1/messages", "status=sent&cursor_limit=10", true)
 		if strings.Join(got, ",") != strings.Join(sent, ",") {
 			t.Fatalf("after the budget cut, the walk found %d of %d matches", len(got), len(sent))
 		}
