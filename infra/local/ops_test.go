@@ -171,6 +171,31 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 			t.Fatalf("unknown inspector: %d", r.Status)
 		}
 	})
+	t.Run("an extra attempt for a deleted endpoint is logged, not retried forever", func(t *testing.T) {
+		r := c.post("/public/v1/inspectors", uuid.NewString(), "")
+		var insp struct{ ID string }
+		r.JSON(t, &insp)
+		gone := c.endpoint(bad.URL, "message.sent")
+		if r := c.post("/public/v1/messages", uuid.NewString(), `{"contact_id":"`+contact+`","text":"again"}`); r.Status != 202 {
+			t.Fatal(string(r.Body))
+		}
+		var d store.DeliveryRecord
+		testkit.Eventually(t, 10*time.Second, "delivery to the doomed endpoint", func() bool {
+			ds := deliveriesOf(t, s, project, gone.ID)
+			if len(ds) == 1 {
+				d = ds[0]
+			}
+			return d.ID != ""
+		})
+		c.delete(gone.ID)
+		if r := c.post("/public/v1/webhook-deliveries/"+d.ID+"/redirect", uuid.NewString(), `{"inspector_id":"`+insp.ID+`"}`); r.Status != 202 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+		testkit.Eventually(t, 10*time.Second, "redirect logged as endpoint_deleted", func() bool {
+			as, _ := s.Attempts(ctx, project, d.ID)
+			return len(as) > 0 && as[len(as)-1].Kind == "redirect" && as[len(as)-1].ErrorClass == "endpoint_deleted"
+		})
+	})
 	t.Run("test event goes through the pipeline to that endpoint only", func(t *testing.T) {
 		before := len(bad.Requests())
 		if r := c.post("/public/v1/webhook-endpoints/"+badEP.ID+"/test", uuid.NewString(), ""); r.Status != 202 {

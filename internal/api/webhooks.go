@@ -152,10 +152,17 @@ func (w *WebhookEndpoints) RotateSecret(ctx context.Context, r *httpapi.Request)
 	secret := webhook.NewSecret()
 	overlapEnds := now.Add(SecretOverlap)
 	secrets := []store.Secret{{Value: secret, CreatedAt: ids.Timestamp(now)}}
-	if active := rec.ActiveSecrets(now); len(active) > 0 {
-		prev := rec.Secrets[0]
-		prev.ExpiresAt = overlapEnds.Unix()
-		secrets = append(secrets, prev)
+	// Every secret still signing keeps signing for its full overlap: the
+	// current one for SecretOverlap from now, older ones until their own
+	// expiry (two rotations in a day must not cut the first one short).
+	for _, old := range rec.Secrets {
+		if old.ExpiresAt != 0 && now.Unix() >= old.ExpiresAt {
+			continue
+		}
+		if old.ExpiresAt == 0 {
+			old.ExpiresAt = overlapEnds.Unix()
+		}
+		secrets = append(secrets, old)
 	}
 	var plan store.Plan
 	ep := rec.Endpoint

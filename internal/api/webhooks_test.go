@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,27 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 		}
 		if got := rec.ActiveSecrets(now.Add(25 * time.Hour)); len(got) != 1 || got[0] != rot.Secret {
 			t.Fatalf("active after 25 h: %d secrets", len(got))
+		}
+	})
+	t.Run("a second rotation within 24 h keeps the first previous secret to its end", func(t *testing.T) {
+		before, _ := h.store.GetEndpoint(context.Background(), h.project, ep.ID)
+		first := before.Secrets[1] // the secret from creation, signing until its overlap ends
+		r := call(t, rotate, h.endpointReq("POST", "POST /public/v1/webhook-endpoints/{id}/rotate-secret", "/public/v1/webhook-endpoints/"+ep.ID+"/rotate-secret", "", map[string]string{"id": ep.ID}))
+		if r.StatusCode != 200 {
+			t.Fatalf("%d %s", r.StatusCode, r.Body)
+		}
+		rec, _ := h.store.GetEndpoint(context.Background(), h.project, ep.ID)
+		active := rec.ActiveSecrets(time.Now())
+		if len(active) != 3 || active[2] != first.Value {
+			t.Fatalf("after two rotations %d secrets sign; the creation secret must still sign", len(active))
+		}
+		for _, sec := range rec.Secrets {
+			if sec.Value == first.Value && sec.ExpiresAt != first.ExpiresAt {
+				t.Fatalf("the first previous secret's expiry moved from %d to %d", first.ExpiresAt, sec.ExpiresAt)
+			}
+		}
+		if got := rec.ActiveSecrets(time.Unix(first.ExpiresAt, 0)); slices.Contains(got, first.Value) {
+			t.Fatal("the first previous secret signs past its expiry")
 		}
 	})
 	t.Run("another project sees NOT_FOUND", func(t *testing.T) {

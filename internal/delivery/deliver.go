@@ -310,7 +310,8 @@ func (d *Deliverer) extra(ctx context.Context, msg Message) error {
 	}
 	now := d.now()
 	ep, err := d.Store.GetEndpoint(ctx, rec.ProjectID, rec.EndpointID)
-	if err != nil && !store.IsEndpointNotFound(err) {
+	deleted := store.IsEndpointNotFound(err)
+	if err != nil && !deleted {
 		return err
 	}
 	url, kind := ep.URL, "manual"
@@ -319,7 +320,8 @@ func (d *Deliverer) extra(ctx context.Context, msg Message) error {
 	}
 	log := store.AttemptRecord{DeliveryID: rec.ID, Attempt: rec.Attempts + 1, Round: rec.Round, Kind: kind, URL: url, StartedAt: ids.Timestamp(now)}
 	delivered := false
-	if url == "" {
+	if deleted {
+		// Without the endpoint there is no secret to sign with.
 		log.ErrorClass, log.Error = "endpoint_deleted", "the webhook endpoint was deleted"
 	} else {
 		requestID, resp, err := d.post(ctx, rec, ep, url, rec.Attempts+1, now)
