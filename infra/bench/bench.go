@@ -42,7 +42,7 @@ func newEnv(ctx context.Context, endpoint string) (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &env{tables: store.Tables{Data: names["DataTable"], Idempotency: names["IdempotencyTable"]}}
+	e := &env{tables: testkit.TablesOf(names)}
 	e.store = store.New(db, e.tables)
 	p, err := e.store.CreateProject(ctx, "bench")
 	if err != nil {
@@ -55,6 +55,7 @@ func newEnv(ctx context.Context, endpoint string) (*env, error) {
 	e.vars = map[string]string{
 		"AWS_REGION": local.Region, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
 		"AWS_ENDPOINT_URL_DYNAMODB": endpoint, app.EnvDataTable: e.tables.Data, app.EnvIdempotencyTable: e.tables.Idempotency,
+		app.EnvDeliveriesTable: e.tables.Deliveries,
 	}
 	for k, v := range testkit.PaginationEnv() {
 		e.vars[k] = v

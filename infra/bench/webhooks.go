@@ -76,7 +76,7 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 	if resp.StatusCode != 201 {
 		return fmt.Errorf("create endpoint: %d", resp.StatusCode)
 	}
-	s := store.New(rt.DynamoDB(), store.Tables{Data: rt.Tables()["DataTable"], Idempotency: rt.Tables()["IdempotencyTable"]})
+	s := store.New(rt.DynamoDB(), testkit.TablesOf(rt.Tables()))
 
 	fprintf(out, "\n## Webhook delivery: %d events through stream -> dispatch -> SQS -> deliver, %d deliver pollers (x10 messages)\n\n", cfg.Events, cfg.Pollers)
 	start, cpu := time.Now(), sampleCPU()

@@ -98,7 +98,7 @@ func TestMutatingEndpointsEndToEnd(t *testing.T) {
 		if r.Status != 202 || !strings.Contains(string(r.Body), `"items_count":2`) || !strings.Contains(string(r.Body), `"status":"accepted"`) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		s := store.New(rt.DynamoDB(), store.Tables{Data: rt.Tables()["DataTable"], Idempotency: rt.Tables()["IdempotencyTable"]})
+		s := store.New(rt.DynamoDB(), testkit.TablesOf(rt.Tables()))
 		waitFor(t, func() bool {
 			it, err := s.GetCatalogItem(context.Background(), project, "CAP")
 			return err == nil && it.Price == "990.50" && it.Currency == "USD"

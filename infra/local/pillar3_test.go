@@ -36,7 +36,7 @@ func webhookRuntime(t *testing.T, extra func(*local.Config)) (*local.Runtime, cl
 	}
 	rt := testkit.Runtime(t, cfg)
 	project, key := testkit.Project(t, rt, "")
-	s := store.New(rt.DynamoDB(), store.Tables{Data: rt.Tables()["DataTable"], Idempotency: rt.Tables()["IdempotencyTable"]})
+	s := store.New(rt.DynamoDB(), testkit.TablesOf(rt.Tables()))
 	return rt, client{t: t, base: rt.URL, key: key, rt: rt}, s, project
 }
 

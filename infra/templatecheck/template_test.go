@@ -262,7 +262,7 @@ func TestTablesMatchTheCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"DataTable", "IdempotencyTable"} {
+	for _, id := range []string{"DataTable", "IdempotencyTable", "DeliveriesTable"} {
 		tb, ok := tables[id]
 		if !ok {
 			t.Fatalf("template.yaml has no %s", id)
@@ -274,17 +274,21 @@ func TestTablesMatchTheCode(t *testing.T) {
 			t.Errorf("%s has no point-in-time recovery", id)
 		}
 	}
-	data := tables["DataTable"]
-	if data.StreamView == "" {
+	if tables["DataTable"].StreamView == "" {
 		t.Error("DataTable has no stream: outbox events would never reach the dispatcher")
 	}
-	gsis := map[string]bool{}
-	for _, ix := range data.Indexes {
-		gsis[ix.Name] = true
+	if tables["DeliveriesTable"].StreamView != "" {
+		t.Error("DeliveriesTable has a stream: delivery churn belongs off the outbox")
 	}
-	for _, ix := range []string{store.IndexGSI1, store.IndexGSI2} {
-		if !gsis[ix] {
-			t.Errorf("DataTable has no index %s, which the code queries", ix)
+	for table, want := range map[string][]string{"DataTable": {store.IndexGSI1}, "DeliveriesTable": {store.IndexGSI1, store.IndexGSI2}} {
+		have := map[string]bool{}
+		for _, ix := range tables[table].Indexes {
+			have[ix.Name] = true
+		}
+		for _, ix := range want {
+			if !have[ix] {
+				t.Errorf("%s has no index %s, which the code queries", table, ix)
+			}
 		}
 	}
 }

@@ -44,6 +44,7 @@ type Env = awsenv.Env
 const (
 	EnvDataTable        = "DATA_TABLE"
 	EnvIdempotencyTable = "IDEMPOTENCY_TABLE"
+	EnvDeliveriesTable  = "DELIVERIES_TABLE"
 	EnvLogLevel         = "LOG_LEVEL"
 	EnvCursorKeys       = "CURSOR_SIGNING_KEYS"
 	EnvCursorRevision   = "CURSOR_KEYS_REVISION"
@@ -158,7 +159,9 @@ func newCore(ctx context.Context, env Env, opts []Option) (*core, error) {
 			o.APIOptions = append(o.APIOptions, recordCalls(c.opts.calls))
 		}
 	}}, c.opts.dynamo...)...)
-	c.store = store.New(db, store.Tables{Data: c.env.required(EnvDataTable), Idempotency: c.env.required(EnvIdempotencyTable)})
+	c.store = store.New(db, store.Tables{
+		Data: c.env.required(EnvDataTable), Idempotency: c.env.required(EnvIdempotencyTable), Deliveries: c.env.required(EnvDeliveriesTable),
+	})
 	c.store.Now = c.opts.now
 	return c, c.env.err()
 }

@@ -90,7 +90,7 @@ func (s *Store) CreateDelivery(ctx context.Context, d DeliveryRecord) (bool, err
 	if err != nil {
 		return false, err
 	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Tables.Data), Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)")})
+	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.Tables.Deliveries), Item: item, ConditionExpression: aws.String("attribute_not_exists(pk)")})
 	var exists *types.ConditionalCheckFailedException
 	if errors.As(err, &exists) {
 		return false, nil
@@ -105,7 +105,7 @@ func (s *Store) GetDelivery(ctx context.Context, project, id string) (DeliveryRe
 		return DeliveryRecord{}, err
 	}
 	var d DeliveryRecord
-	err = s.get(ctx, s.Tables.Data, k, &d)
+	err = s.get(ctx, s.Tables.Deliveries, k, &d)
 	return d, err
 }
 
@@ -163,7 +163,7 @@ func (s *Store) ClaimAttempt(ctx context.Context, c Claim) (DeliveryRecord, Clai
 		values[":r"], values[":n"], values[":now"] = num(int64(c.Round)), num(int64(c.Attempt)), num(now.UnixMilli())
 	}
 	out, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.Tables.Data), Key: keyAV(k),
+		TableName: aws.String(s.Tables.Deliveries), Key: keyAV(k),
 		UpdateExpression: aws.String(update), ConditionExpression: aws.String("attribute_exists(pk) AND " + cond),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		ReturnValues: types.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
@@ -268,7 +268,7 @@ func (s *Store) FinishAttempt(ctx context.Context, d DeliveryRecord, token strin
 		return err
 	}
 	return s.Commit(ctx, Plan{Items: []types.TransactWriteItem{logItem}}, &types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.Tables.Data), Key: keyAV(k),
+		TableName: aws.String(s.Tables.Deliveries), Key: keyAV(k),
 		UpdateExpression:          aws.String(set + " ADD attempts :one" + remove),
 		ConditionExpression:       aws.String("claim_token = :token"),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
@@ -279,7 +279,7 @@ func (s *Store) FinishAttempt(ctx context.Context, d DeliveryRecord, token strin
 func (s *Store) attemptPut(project, deliverySK string, log AttemptRecord) (types.TransactWriteItem, error) {
 	log.PK, log.SK, log.Entity = scoped(project, kindDeliveries+"#"+deliverySK), ids.NewULID(s.now()).String(), "attempt"
 	log.ExpiresAt = s.now().Add(DeliveryRetention).Unix()
-	return put(s.Tables.Data, log, "")
+	return put(s.Tables.Deliveries, log, "")
 }
 
 // RecordExtraAttempt logs a manual or redirected attempt. A manual attempt
@@ -293,7 +293,7 @@ func (s *Store) RecordExtraAttempt(ctx context.Context, d DeliveryRecord, delive
 	}
 	now := ids.Timestamp(s.now())
 	u := &types.Update{
-		TableName: aws.String(s.Tables.Data), Key: keyAV(k), ConditionExpression: aws.String("attribute_exists(pk)"),
+		TableName: aws.String(s.Tables.Deliveries), Key: keyAV(k), ConditionExpression: aws.String("attribute_exists(pk)"),
 		UpdateExpression:          aws.String("SET updated_at = :now ADD attempts :one"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": str(now), ":one": num(1)},
 	}
@@ -313,7 +313,7 @@ func (s *Store) Attempts(ctx context.Context, project, id string) ([]AttemptReco
 		return nil, err
 	}
 	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(s.Tables.Data),
+		TableName:                 aws.String(s.Tables.Deliveries),
 		KeyConditionExpression:    aws.String("pk = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(scoped(project, kindDeliveries+"#"+sk))},
 		ConsistentRead:            aws.Bool(true),
@@ -349,19 +349,19 @@ type DeliveryFilter struct {
 
 // DeliveriesQuery lists a project's deliveries, newest first.
 func DeliveriesQuery(project string, f DeliveryFilter) Query {
-	q := Query{PartitionAttr: attrPK, Partition: scoped(project, kindDeliveries), SortAttr: attrSK}
+	q := Query{table: onDeliveries, PartitionAttr: attrPK, Partition: scoped(project, kindDeliveries), SortAttr: attrSK}
 	var filters []string
 	values := map[string]types.AttributeValue{}
 	names := map[string]string{}
 	switch {
 	case f.EndpointID != "":
-		q = Query{Index: IndexGSI2, PartitionAttr: attrGSI2PK, Partition: endpointDeliveriesPK(project, f.EndpointID), SortAttr: attrGSI2SK}
+		q = Query{table: onDeliveries, Index: IndexGSI2, PartitionAttr: attrGSI2PK, Partition: endpointDeliveriesPK(project, f.EndpointID), SortAttr: attrGSI2SK}
 		if f.Status != "" {
 			filters = append(filters, "#status = :status")
 			names["#status"], values[":status"] = "status", str(f.Status)
 		}
 	case f.Status != "":
-		q = Query{Index: IndexGSI1, PartitionAttr: attrGSI1PK, Partition: statusPK(project, f.Status), SortAttr: attrGSI1SK}
+		q = Query{table: onDeliveries, Index: IndexGSI1, PartitionAttr: attrGSI1PK, Partition: statusPK(project, f.Status), SortAttr: attrGSI1SK}
 	}
 	if f.EventType != "" {
 		filters = append(filters, "event_type = :type")

@@ -19,11 +19,15 @@ package store
 //	scenario_run      P#<prj>#RUN                     <ulid>
 //	event             P#<prj>#EVT                     <ulid>             P#<prj>#EVT#<type> / <ulid>
 //	webhook_endpoint  P#<prj>#WE                      <ulid>
-//	delivery          P#<prj>#DLV                     <dlv ulid>         P#<prj>#DLV#S#<status> / <ulid>   P#<prj>#DLV#WE#<we> / <ulid>
-//	attempt           P#<prj>#DLV#<dlv>               <ulid>
 //	delivery_request  P#<prj>#DREQ                    <ulid>
 //	inspector         INSP#<insp>                     INSPECTOR
 //	inspector_request INSP#<insp>                     REQ#<ulid>
+//
+// The deliveries table (no stream) holds the webhook pipeline's
+// high-churn records:
+//
+//	delivery          P#<prj>#DLV                     <dlv ulid>         P#<prj>#DLV#S#<status> / <ulid>   P#<prj>#DLV#WE#<we> / <ulid>
+//	attempt           P#<prj>#DLV#<dlv>               <ulid>
 //
 // A <ulid> sort key orders items by creation time, so "newest first" is a
 // descending Query and a created_at range is a BETWEEN on the sort key.

@@ -20,6 +20,8 @@ const ReadBudget = 2000
 // Query is one list query: newest first over a partition of the table or
 // of an index, optionally within a sort key range and filtered.
 type Query struct {
+	// table selects the table: the data table unless onDeliveries.
+	table int
 	// Index is "" for the table, or a GSI name.
 	Index string
 	// PartitionAttr and Partition select the partition.
@@ -40,6 +42,19 @@ func (q Query) keyAttrs() []string {
 		return []string{attrPK, attrSK}
 	}
 	return []string{attrPK, attrSK, q.PartitionAttr, q.SortAttr}
+}
+
+// Tables a Query can read.
+const (
+	onData = iota
+	onDeliveries
+)
+
+func (s *Store) tableOf(q Query) string {
+	if q.table == onDeliveries {
+		return s.Tables.Deliveries
+	}
+	return s.Tables.Data
 }
 
 // empty reports a sort key range that holds nothing (from past to), which
@@ -117,7 +132,7 @@ func (s *Store) QueryPage(ctx context.Context, q Query, start map[string]string,
 			scale *= 2
 		}
 		in := q.input(exclusive, int32(n))
-		in.TableName = aws.String(s.Tables.Data)
+		in.TableName = aws.String(s.tableOf(q))
 		out, err := s.DB.Query(ctx, in)
 		if err != nil {
 			return PageResult{}, classify(err)
@@ -160,7 +175,7 @@ func (s *Store) SkipOffset(ctx context.Context, q Query, offset int, budget time
 			return nil, false, apierr.New(apierr.OffsetTooLarge, "offset %d could not be reached within the time budget of offset pagination; use cursor pagination (cursor, cursor_limit) to walk this list", offset)
 		}
 		in := q.input(exclusive, int32(remaining))
-		in.TableName = aws.String(s.Tables.Data)
+		in.TableName = aws.String(s.tableOf(q))
 		in.Select = types.SelectCount
 		out, err := s.DB.Query(ctx, in)
 		if err != nil {

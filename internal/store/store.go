@@ -24,6 +24,10 @@ type Tables struct {
 	Data string
 	// Idempotency holds idempotency records, one per (project, key).
 	Idempotency string
+	// Deliveries holds webhook deliveries and their attempt logs: high-churn
+	// operational data, kept off the data table's stream so that the
+	// outbox stream carries business writes only.
+	Deliveries string
 }
 
 // Store reads and writes the API's data in DynamoDB.

@@ -107,7 +107,12 @@ func Tables(t testing.TB) store.Tables {
 			_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(n)})
 		}
 	})
-	return store.Tables{Data: names["DataTable"], Idempotency: names["IdempotencyTable"]}
+	return TablesOf(names)
+}
+
+// TablesOf maps the template's table logical ids to store.Tables.
+func TablesOf(names map[string]string) store.Tables {
+	return store.Tables{Data: names["DataTable"], Idempotency: names["IdempotencyTable"], Deliveries: names["DeliveriesTable"]}
 }
 
 // Store returns a Store over fresh tables.
@@ -122,7 +127,7 @@ func Env(t testing.TB, tables store.Tables, extra map[string]string) app.Env {
 	env := map[string]string{
 		"AWS_REGION": local.Region, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
 		"AWS_ENDPOINT_URL_DYNAMODB": DynamoDBEndpoint(t),
-		app.EnvDataTable:            tables.Data, app.EnvIdempotencyTable: tables.Idempotency,
+		app.EnvDataTable:            tables.Data, app.EnvIdempotencyTable: tables.Idempotency, app.EnvDeliveriesTable: tables.Deliveries,
 	}
 	for k, v := range extra {
 		env[k] = v

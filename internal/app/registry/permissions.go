@@ -28,10 +28,12 @@ var Permissions = map[string][]app.Permission{
 	"RotateWebhookSecretFunction":   mutation(write("DataTable", "GetItem", "UpdateItem")),
 	"TestWebhookEndpointFunction":   mutation(write("DataTable", "GetItem", "PutItem")),
 
-	"ListDeliveriesFunction":   query("DataTable", "gsi1", "gsi2"),
-	"GetDeliveryFunction":      query("DataTable"),
-	"RetryDeliveryFunction":    mutation(write("DataTable", "GetItem", "PutItem")),
-	"RedirectDeliveryFunction": mutation(write("DataTable", "GetItem", "PutItem")),
+	"ListDeliveriesFunction": append(read("DataTable"), queryOnly("DeliveriesTable", "gsi1", "gsi2")...),
+	"GetDeliveryFunction":    append(read("DataTable"), write("DeliveriesTable", "GetItem", "Query")...),
+	// Both read the delivery and write a delivery request (to the data
+	// table, whose stream carries it to the queue).
+	"RetryDeliveryFunction":    mutation(append(write("DataTable", "GetItem", "PutItem"), read("DeliveriesTable")...)),
+	"RedirectDeliveryFunction": mutation(append(write("DataTable", "GetItem", "PutItem"), read("DeliveriesTable")...)),
 
 	"CreateInspectorFunction":       mutation(write("DataTable", "GetItem", "PutItem")),
 	"CaptureInspectorFunction":      write("DataTable", "GetItem", "PutItem", "UpdateItem"),
@@ -41,14 +43,16 @@ var Permissions = map[string][]app.Permission{
 	"GetEventFunction":   read("DataTable"),
 
 	"CatalogApplyFunction": write("DataTable", "UpdateItem"),
-	"DispatchFunction": append(write("DataTable", "Query", "PutItem"),
+	"DispatchFunction": append(append(write("DataTable", "Query"), write("DeliveriesTable", "PutItem")...),
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"}),
-	"DeliverFunction": append(write("DataTable", "GetItem", "PutItem", "UpdateItem"),
+	// Endpoints (and their health) live in the data table; deliveries and
+	// attempt logs in the deliveries table.
+	"DeliverFunction": append(append(write("DataTable", "GetItem", "UpdateItem"), write("DeliveriesTable", "GetItem", "PutItem", "UpdateItem")...),
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeadLetterQueue"},
 		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "DeliveryQueue"},
 		app.Permission{Action: "scheduler:CreateSchedule", Resource: "WebhookScheduleGroup/*"},
 		app.Permission{Action: "iam:PassRole", Resource: "SchedulerRole"}),
-	"RedriveFunction": append(read("DataTable"),
+	"RedriveFunction": append(read("DeliveriesTable"),
 		app.Permission{Action: "sqs:ReceiveMessage", Resource: "DeadLetterQueue"},
 		app.Permission{Action: "sqs:DeleteMessage", Resource: "DeadLetterQueue"},
 		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "DeadLetterQueue"},
@@ -69,7 +73,12 @@ func read(table string) []app.Permission { return write(table, "GetItem") }
 
 // query is read plus Query on the table and the named indexes.
 func query(table string, indexes ...string) []app.Permission {
-	out := write(table, "GetItem", "Query")
+	return append(read(table), queryOnly(table, indexes...)...)
+}
+
+// queryOnly is Query on the table and the named indexes.
+func queryOnly(table string, indexes ...string) []app.Permission {
+	out := write(table, "Query")
 	for _, ix := range indexes {
 		out = append(out, app.Permission{Action: "dynamodb:Query", Resource: table + "/index/" + ix})
 	}
