@@ -176,11 +176,10 @@ func toEvent(req *http.Request, body []byte, rt route, params map[string]string)
 	}
 	headers["host"] = req.Host
 	headers["x-forwarded-proto"] = "http"
-	ip, port, _ := net.SplitHostPort(req.RemoteAddr)
+	ip, _, _ := net.SplitHostPort(req.RemoteAddr)
 	headers["x-forwarded-for"] = ip
 	_, hostPort, _ := net.SplitHostPort(req.Host)
 	headers["x-forwarded-port"] = hostPort
-	_ = port
 	var query map[string]string
 	if q := req.URL.Query(); len(q) > 0 {
 		query = map[string]string{}

@@ -100,7 +100,6 @@ type Runtime struct {
 	server   *http.Server
 	stop     context.CancelFunc
 	bg       sync.WaitGroup
-	closeErr error
 }
 
 // Start provisions the template's resources and starts the functions and
@@ -130,10 +129,15 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	// SQS and EventBridge Scheduler: kumo, in process.
 	r.kumo = kumo.NewServer()
+	started := false
+	defer func() {
+		if !started {
+			r.kumo.Close()
+		}
+	}()
 	r.sqs = sqs.NewFromConfig(awsCfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(r.kumo.URL) })
 	r.sched = scheduler.NewFromConfig(awsCfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(r.kumo.URL) })
 	if err := r.createQueues(ctx); err != nil {
-		r.kumo.Close()
 		return nil, err
 	}
 	if err := r.resolveEnvironments(); err != nil {
@@ -160,6 +164,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		}
 	}
 	r.background(func() { r.runScheduler(bgCtx) })
+	started = true
 	return r, nil
 }
 
@@ -168,16 +173,17 @@ func (r *Runtime) Close() error {
 	if r.stop != nil {
 		r.stop()
 	}
+	var err error
 	if r.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		r.closeErr = r.server.Shutdown(ctx)
+		err = r.server.Shutdown(ctx)
 	}
 	r.bg.Wait()
 	if r.kumo != nil {
 		r.kumo.Close()
 	}
-	return r.closeErr
+	return err
 }
 
 func (r *Runtime) background(f func()) {

@@ -37,7 +37,7 @@ func (c *Contacts) Create(ctx context.Context, r *httpapi.Request) (Outcome, err
 	if err := c.Store.AddContact(&plan, r.Project, contact); err != nil {
 		return Outcome{}, err
 	}
-	if err := c.addEvent(&plan, r.Project, domain.EventContactCreated, contact); err != nil {
+	if err := addEvent(c.Store, &plan, r.Project, domain.EventContactCreated, contact, now); err != nil {
 		return Outcome{}, err
 	}
 	return created(contact, plan)
@@ -90,10 +90,6 @@ func (c *Contacts) Count(ctx context.Context, r *httpapi.Request) (*httpapi.Resp
 		return nil, err
 	}
 	return httpapi.JSON(http.StatusOK, map[string]int64{"total": n})
-}
-
-func (c *Contacts) addEvent(plan *store.Plan, project, typ string, data any) error {
-	return addEvent(c.Store, plan, project, typ, data, c.now())
 }
 
 // addEvent plans the outbox event of type typ whose data is the JSON of data.

@@ -159,7 +159,7 @@ func (d *Deliverer) attempt(ctx context.Context, rec store.DeliveryRecord, token
 	var requestID string
 	url := ""
 	switch {
-	case errors.Is(err, store.ErrNotFound) || store.IsEndpointNotFound(err):
+	case store.IsEndpointNotFound(err):
 		decision = webhook.Decision{Verdict: webhook.Dead, Class: "endpoint_deleted", Reason: "the webhook endpoint was deleted"}
 	case err != nil:
 		return err

@@ -108,6 +108,3 @@ func Do(t testing.TB, method, url string, body []byte, headers ...string) Reply 
 	}
 	return Reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
-
-// Options is shorthand for the builder options of a runtime config.
-func Options(o ...app.Option) []app.Option { return o }
