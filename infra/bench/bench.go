@@ -14,12 +14,13 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/botix/public-api/infra/ddblocal"
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 // env is a fresh project over fresh tables in DynamoDB Local.
@@ -37,12 +38,12 @@ func newEnv(ctx context.Context, endpoint string) (*env, error) {
 		return nil, err
 	}
 	db := dynamoClient(ctx, endpoint)
-	prefix := testkit.UniquePrefix()
-	names, err := local.CreateTables(ctx, db, tpl, func(id string) string { return prefix + id })
+	prefix := dynamotest.UniquePrefix()
+	names, err := ddblocal.CreateTables(ctx, db, tpl, func(id string) string { return prefix + id })
 	if err != nil {
 		return nil, err
 	}
-	e := &env{tables: testkit.TablesOf(names)}
+	e := &env{tables: dynamotest.TablesOf(names)}
 	e.store = store.New(db, e.tables)
 	p, err := e.store.CreateProject(ctx, "bench")
 	if err != nil {
@@ -57,13 +58,13 @@ func newEnv(ctx context.Context, endpoint string) (*env, error) {
 		"AWS_ENDPOINT_URL_DYNAMODB": endpoint, app.EnvDataTable: e.tables.Data, app.EnvIdempotencyTable: e.tables.Idempotency,
 		app.EnvDeliveriesTable: e.tables.Deliveries,
 	}
-	for k, v := range testkit.PaginationEnv() {
+	for k, v := range dynamotest.PaginationEnv() {
 		e.vars[k] = v
 	}
 	return e, nil
 }
 
-func (e *env) build(ctx context.Context, b app.Builder[app.HTTPHandler], calls *testkit.Calls) (app.HTTPHandler, error) {
+func (e *env) build(ctx context.Context, b app.Builder[app.HTTPHandler], calls *dynamotest.Calls) (app.HTTPHandler, error) {
 	return b(ctx, func(k string) string { return e.vars[k] }, app.WithDynamoDB(calls.Option()), app.WithLogger(slog.New(slog.DiscardHandler)))
 }
 

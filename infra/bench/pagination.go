@@ -7,11 +7,11 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/cursor"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 // PaginationConfig sizes the pagination benchmark.
@@ -50,14 +50,14 @@ func Pagination(ctx context.Context, endpoint string, cfg PaginationConfig, out 
 	fprintf(out, "Loaded %d contacts (%d items with phone guards and tag copies) in %s with BatchWriteItem on 16 workers: %.0f contacts/s.\n\n",
 		cfg.Contacts, cfg.Contacts*3, load.Round(100*time.Millisecond), float64(cfg.Contacts)/load.Seconds())
 
-	calls := &testkit.Calls{}
+	calls := &dynamotest.Calls{}
 	list, err := e.build(ctx, app.ListContacts, calls)
 	if err != nil {
 		return err
 	}
 	// The position after the cfg.Depth newest contacts, signed like a
 	// cursor the API would have issued at that point of a walk.
-	kr, err := cursor.ParseKeyring(testkit.CursorKeys)
+	kr, err := cursor.ParseKeyring(dynamotest.CursorKeys)
 	if err != nil {
 		return err
 	}

@@ -11,13 +11,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/admin"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 // WebhooksConfig sizes the delivery benchmark.
@@ -40,9 +40,9 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer receiver.Close()
-	deliverCalls, dispatchCalls := &testkit.Calls{}, &testkit.Calls{}
+	deliverCalls, dispatchCalls := &dynamotest.Calls{}, &dynamotest.Calls{}
 	rt, err := local.Start(ctx, local.Config{
-		Template: tpl, DynamoDBEndpoint: endpoint, TablePrefix: testkit.UniquePrefix(),
+		Template: tpl, DynamoDBEndpoint: endpoint, TablePrefix: dynamotest.UniquePrefix(),
 		Env:          map[string]string{app.EnvAllowLoopback: "true"},
 		QueuePollers: cfg.Pollers,
 		Options:      []app.Option{app.WithLogger(slog.New(slog.DiscardHandler))},
@@ -76,7 +76,7 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 	if resp.StatusCode != 201 {
 		return fmt.Errorf("create endpoint: %d", resp.StatusCode)
 	}
-	s := store.New(rt.DynamoDB(), testkit.TablesOf(rt.Tables()))
+	s := store.New(rt.DynamoDB(), dynamotest.TablesOf(rt.Tables()))
 
 	fprintf(out, "\n## Webhook delivery: %d events through stream -> dispatch -> SQS -> deliver, %d deliver pollers (x10 messages)\n\n", cfg.Events, cfg.Pollers)
 	start, cpu := time.Now(), sampleCPU()
@@ -87,7 +87,7 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 				return err
 			}
 		}
-		if err := s.Commit(ctx, plan, nil); err != nil {
+		if err := s.Commit(ctx, plan); err != nil {
 			return err
 		}
 	}

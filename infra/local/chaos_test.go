@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 // TestChaos: 2,000 events through a receiver that fails 30% of attempts
@@ -37,7 +37,7 @@ func TestChaos(t *testing.T) {
 	var mu sync.Mutex
 	rng := rand.New(rand.NewPCG(1, 2))
 	modes := map[string]int{}
-	rc := testkit.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
+	rc := apitest.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
 		mu.Lock()
 		x, mode := rng.Float64(), ""
 		if x < 0.3 {
@@ -73,12 +73,12 @@ func TestChaos(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := s.Commit(ctx, plan, nil); err != nil {
+		if err := s.Commit(ctx, plan); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var ds []store.DeliveryRecord
-	testkit.Eventually(t, 8*time.Minute, "every delivery delivered or dead", func() bool {
+	apitest.Eventually(t, 8*time.Minute, "every delivery delivered or dead", func() bool {
 		ds = allDeliveries(t, s, project, ep.ID)
 		if len(ds) < events {
 			return false
@@ -103,7 +103,7 @@ func TestChaos(t *testing.T) {
 			dead++
 		}
 	}
-	testkit.Eventually(t, 10*time.Second, "dead deliveries in the DLQ", func() bool { n, _ := rt.QueueDepth(ctx, "DeadLetterQueue"); return n == dead })
+	apitest.Eventually(t, 10*time.Second, "dead deliveries in the DLQ", func() bool { n, _ := rt.QueueDepth(ctx, "DeadLetterQueue"); return n == dead })
 	seen := map[string]int{}
 	for _, r := range rc.Requests() {
 		seen[r.Header.Get("Webhook-Id")+"/"+r.Header.Get("X-Delivery-Attempt")]++

@@ -7,9 +7,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/infra/template"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 // SampleAPIKey is the key the samples in events/ send; tests register it.
@@ -22,9 +23,9 @@ const SampleAPIKey = "bx_sample_key_for_local_invoke_0001"
 // has one, HTTP samples name a route the template gives that function, and
 // invoking the function with it gives the expected answer.
 func TestEventSamples(t *testing.T) {
-	rt := testkit.Runtime(t, local.Config{})
-	testkit.Project(t, rt, SampleAPIKey)
-	expectations := testkit.SampleExpectations(t)
+	rt := localtest.Runtime(t, local.Config{})
+	localtest.Project(t, rt, SampleAPIKey)
+	expectations := localtest.SampleExpectations(t)
 	tpl, err := template.LoadRepo()
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +36,7 @@ func TestEventSamples(t *testing.T) {
 	}
 	for id := range tpl.Functions() {
 		t.Run(id, func(t *testing.T) {
-			raw := testkit.Sample(t, id)
+			raw := localtest.Sample(t, id)
 			if sh, isStream := rt.StreamHandler(id); isStream {
 				var ev events.DynamoDBEvent
 				if err := json.Unmarshal(raw, &ev); err != nil {
@@ -82,7 +83,7 @@ func TestEventSamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := testkit.Reply{Status: resp.StatusCode, Body: []byte(resp.Body)}
+			got := apitest.Reply{Status: resp.StatusCode, Body: []byte(resp.Body)}
 			if got.Status != want.Status || got.ErrorCode() != want.Code {
 				t.Fatalf("got %d %q, want %d %q: %s", got.Status, got.ErrorCode(), want.Status, want.Code, resp.Body)
 			}

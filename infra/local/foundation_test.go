@@ -8,8 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/local"
-	"github.com/botix/public-api/internal/testkit"
+	"github.com/botix/public-api/infra/localtest"
 )
 
 var requestID = regexp.MustCompile(`^req_[0-9A-HJKMNP-TV-Z]{26}$`)
@@ -17,9 +18,9 @@ var requestID = regexp.MustCompile(`^req_[0-9A-HJKMNP-TV-Z]{26}$`)
 // TestFoundation walks the foundation's "done when" list through the local
 // runtime's HTTP API.
 func TestFoundation(t *testing.T) {
-	rt := testkit.Runtime(t, local.Config{})
-	_, key := testkit.Project(t, rt, "")
-	_, otherKey := testkit.Project(t, rt, "")
+	rt := localtest.Runtime(t, local.Config{})
+	_, key := localtest.Project(t, rt, "")
+	_, otherKey := localtest.Project(t, rt, "")
 	contacts := rt.URL + "/public/v1/contacts"
 	auth := func(k string) []string {
 		return []string{"Authorization", "Bearer " + k, "Content-Type", "application/json", "Idempotency-Key", uuid.NewString()}
@@ -33,7 +34,7 @@ func TestFoundation(t *testing.T) {
 		Tags      []string `json:"tags"`
 	}
 	t.Run("create contact -> 201 with ct_ id and ms timestamp", func(t *testing.T) {
-		r := testkit.Do(t, http.MethodPost, contacts, body, auth(key)...)
+		r := apitest.Do(t, http.MethodPost, contacts, body, auth(key)...)
 		if r.Status != http.StatusCreated {
 			t.Fatalf("status %d: %s", r.Status, r.Body)
 		}
@@ -70,7 +71,7 @@ func TestFoundation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := testkit.Do(t, c.method, c.url, c.body, c.headers...)
+			r := apitest.Do(t, c.method, c.url, c.body, c.headers...)
 			if r.Status != c.status || r.ErrorCode() != c.code {
 				t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.ErrorCode(), c.status, c.code, r.Body)
 			}
@@ -86,7 +87,7 @@ func TestFoundation(t *testing.T) {
 		})
 	}
 	t.Run("validation names the field", func(t *testing.T) {
-		r := testkit.Do(t, "POST", contacts, []byte(`{"phone":"8999","name":"Ivan"}`), auth(key)...)
+		r := apitest.Do(t, "POST", contacts, []byte(`{"phone":"8999","name":"Ivan"}`), auth(key)...)
 		var env struct {
 			Error struct {
 				Field string `json:"field"`
@@ -98,13 +99,13 @@ func TestFoundation(t *testing.T) {
 		}
 	})
 	t.Run("get by id -> 200", func(t *testing.T) {
-		r := testkit.Do(t, "GET", contacts+"/"+created.ID, nil, auth(key)...)
+		r := apitest.Do(t, "GET", contacts+"/"+created.ID, nil, auth(key)...)
 		if r.Status != 200 || !strings.Contains(string(r.Body), created.ID) {
 			t.Fatalf("got %d: %s", r.Status, r.Body)
 		}
 	})
 	t.Run("another project's key -> 404", func(t *testing.T) {
-		r := testkit.Do(t, "GET", contacts+"/"+created.ID, nil, auth(otherKey)...)
+		r := apitest.Do(t, "GET", contacts+"/"+created.ID, nil, auth(otherKey)...)
 		if r.Status != 404 || r.ErrorCode() != "NOT_FOUND" {
 			t.Fatalf("got %d: %s", r.Status, r.Body)
 		}

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/delivery"
-	"github.com/botix/public-api/internal/testkit"
 	"github.com/botix/public-api/sdk/webhook"
 )
 
@@ -41,7 +41,7 @@ func TestReceiverKitEndToEnd(t *testing.T) {
 	ep := c.endpoint(srv.URL+"/webhooks", "contact.created")
 	h.Verifier.Secrets = []string{ep.Secret}
 	c.contact("+79990010001")
-	testkit.Eventually(t, 20*time.Second, "the webhook and its repeat arrived", func() bool { return requests.Load() == 2 })
+	apitest.Eventually(t, 20*time.Second, "the webhook and its repeat arrived", func() bool { return requests.Load() == 2 })
 	mu.Lock()
 	defer mu.Unlock()
 	if len(processed) != 1 || processed[0].Type != "contact.created" || processed[0].CreatedAt.IsZero() {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/idempotency"
 )
 
 // MakeRunConfig is the configuration `make run` starts the runtime with,
@@ -27,7 +27,7 @@ func MakeRunConfig(getenv func(string) string) (Config, error) {
 		if err != nil {
 			return Config{}, fmt.Errorf("BOTIX_LOCAL_MUTATION_DELAY: %w", err)
 		}
-		cfg.Options = append(cfg.Options, app.WithMutationHooks(api.Hooks{AfterCapture: func(ctx context.Context) error {
+		cfg.Options = append(cfg.Options, app.WithMutationHooks(idempotency.Hooks{AfterCapture: func(ctx context.Context) error {
 			select {
 			case <-time.After(delay):
 				return nil

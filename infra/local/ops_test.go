@@ -11,9 +11,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 type listPage struct {
@@ -38,8 +39,8 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		cfg.Parameters["WebhookRetrySchedule"] = "1s,1h,1h,1h" // the second retry waits long: the round stays "retrying"
 	})
 	ctx := context.Background()
-	bad := testkit.NewReceiver(t, status(401))
-	flaky := testkit.NewReceiver(t, status(500))
+	bad := apitest.NewReceiver(t, status(401))
+	flaky := apitest.NewReceiver(t, status(500))
 	badEP, flakyEP := c.endpoint(bad.URL, "contact.created"), c.endpoint(flaky.URL, "message.sent")
 	contact := c.contact("+79990006001")
 	if r := c.post("/public/v1/messages", uuid.NewString(), `{"contact_id":"`+contact+`","text":"hi"}`); r.Status != 202 {
@@ -102,7 +103,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		if r := c.post("/public/v1/webhook-deliveries/"+retrying.ID+"/retry", uuid.NewString(), ""); r.Status != 202 {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		testkit.Eventually(t, 10*time.Second, "manual attempt logged", func() bool {
+		apitest.Eventually(t, 10*time.Second, "manual attempt logged", func() bool {
 			as, _ := s.Attempts(ctx, project, retrying.ID)
 			return len(as) == 3 && as[2].Kind == "manual"
 		})
@@ -116,7 +117,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		if r := c.post("/public/v1/webhook-deliveries/"+deadOne.ID+"/retry", uuid.NewString(), ""); r.Status != 202 {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		testkit.Eventually(t, 10*time.Second, "delivered by the manual retry", func() bool {
+		apitest.Eventually(t, 10*time.Second, "delivered by the manual retry", func() bool {
 			d, _ := s.GetDelivery(ctx, project, deadOne.ID)
 			return d.Status == store.DeliveryDelivered
 		})
@@ -150,7 +151,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		var caught listPage
-		testkit.Eventually(t, 10*time.Second, "inspector caught the webhook", func() bool {
+		apitest.Eventually(t, 10*time.Second, "inspector caught the webhook", func() bool {
 			caught = c.list("/public/v1/inspectors/" + insp.ID + "/requests")
 			return len(caught.Data) == 1
 		})
@@ -180,7 +181,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 			t.Fatal(string(r.Body))
 		}
 		var d store.DeliveryRecord
-		testkit.Eventually(t, 10*time.Second, "delivery to the doomed endpoint", func() bool {
+		apitest.Eventually(t, 10*time.Second, "delivery to the doomed endpoint", func() bool {
 			ds := deliveriesOf(t, s, project, gone.ID)
 			if len(ds) == 1 {
 				d = ds[0]
@@ -191,7 +192,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		if r := c.post("/public/v1/webhook-deliveries/"+d.ID+"/redirect", uuid.NewString(), `{"inspector_id":"`+insp.ID+`"}`); r.Status != 202 {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		testkit.Eventually(t, 10*time.Second, "redirect logged as endpoint_deleted", func() bool {
+		apitest.Eventually(t, 10*time.Second, "redirect logged as endpoint_deleted", func() bool {
 			as, _ := s.Attempts(ctx, project, d.ID)
 			return len(as) > 0 && as[len(as)-1].Kind == "redirect" && as[len(as)-1].ErrorClass == "endpoint_deleted"
 		})
@@ -201,7 +202,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		if r := c.post("/public/v1/webhook-endpoints/"+badEP.ID+"/test", uuid.NewString(), ""); r.Status != 202 {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		testkit.Eventually(t, 10*time.Second, "webhook.test received", func() bool {
+		apitest.Eventually(t, 10*time.Second, "webhook.test received", func() bool {
 			reqs := bad.Requests()
 			return len(reqs) > before && reqs[len(reqs)-1].Header.Get("X-Botix-Event") == "webhook.test"
 		})
@@ -225,7 +226,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 
 func TestInspectorAndEventPolling(t *testing.T) {
 	rt, c, _, _ := webhookRuntime(t, nil)
-	_, otherKey := testkit.Project(t, rt, "")
+	_, otherKey := localtest.Project(t, rt, "")
 	other := client{t: t, base: c.base, key: otherKey}
 	r := c.post("/public/v1/inspectors", uuid.NewString(), "")
 	var insp struct{ ID, URL string }
@@ -234,10 +235,10 @@ func TestInspectorAndEventPolling(t *testing.T) {
 	t.Run("the inspector URL works as a webhook endpoint (the make run walkthrough)", func(t *testing.T) {
 		c.endpoint(insp.URL, "contact.created")
 		c.contact("+79990007001")
-		testkit.Eventually(t, 10*time.Second, "webhook caught", func() bool { return len(c.list("/public/v1/inspectors/"+insp.ID+"/requests").Data) == 1 })
+		apitest.Eventually(t, 10*time.Second, "webhook caught", func() bool { return len(c.list("/public/v1/inspectors/"+insp.ID+"/requests").Data) == 1 })
 	})
 	t.Run("anything sent to the capture URL is stored and answered 200, without a key", func(t *testing.T) {
-		r := testkit.Do(t, "PUT", insp.URL+"?x=1", []byte("plain text"), "Content-Type", "text/plain")
+		r := apitest.Do(t, "PUT", insp.URL+"?x=1", []byte("plain text"), "Content-Type", "text/plain")
 		if r.Status != 200 {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
@@ -253,7 +254,7 @@ func TestInspectorAndEventPolling(t *testing.T) {
 		}
 	})
 	t.Run("an unknown capture URL is 404", func(t *testing.T) {
-		if r := testkit.Do(t, "POST", c.base+"/inspect/insp_nope", []byte("{}")); r.Status != 404 {
+		if r := apitest.Do(t, "POST", c.base+"/inspect/insp_nope", []byte("{}")); r.Status != 404 {
 			t.Fatalf("%d", r.Status)
 		}
 	})
@@ -285,15 +286,15 @@ func TestEndpointIsDisabledAfterFailingLong(t *testing.T) {
 		cfg.Parameters["WebhookAutoDisableAfter"] = "2s" // 5 days in production
 		cfg.Parameters["WebhookRetrySchedule"] = "1s,1s,1s,1s"
 	})
-	rc := testkit.NewReceiver(t, status(503))
+	rc := apitest.NewReceiver(t, status(503))
 	ep := c.endpoint(rc.URL)
 	c.contact("+79990008001")
-	testkit.Eventually(t, 20*time.Second, "endpoint auto-disabled", func() bool {
+	apitest.Eventually(t, 20*time.Second, "endpoint auto-disabled", func() bool {
 		rec, err := s.GetEndpoint(context.Background(), project, ep.ID)
 		return err == nil && !rec.Enabled && strings.Contains(rec.DisabledReason, "failed")
 	})
 	t.Run("PATCH enabled=true re-enables it and clears the reason", func(t *testing.T) {
-		r := testkit.Do(t, http.MethodPatch, c.base+"/public/v1/webhook-endpoints/"+ep.ID, []byte(`{"enabled":true}`),
+		r := apitest.Do(t, http.MethodPatch, c.base+"/public/v1/webhook-endpoints/"+ep.ID, []byte(`{"enabled":true}`),
 			"Authorization", "Bearer "+c.key, "Content-Type", "application/json", "Idempotency-Key", uuid.NewString())
 		if r.Status != 200 || !strings.Contains(string(r.Body), `"enabled":true`) || strings.Contains(string(r.Body), "disabled_reason") {
 			t.Fatalf("%d %s", r.Status, r.Body)

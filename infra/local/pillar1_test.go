@@ -9,9 +9,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 type client struct {
@@ -21,14 +23,14 @@ type client struct {
 	rt   *local.Runtime
 }
 
-func (c client) post(path, idemKey, body string) testkit.Reply {
+func (c client) post(path, idemKey, body string) apitest.Reply {
 	c.t.Helper()
-	return testkit.Do(c.t, "POST", c.base+path, []byte(body), "Authorization", "Bearer "+c.key, "Content-Type", "application/json", "Idempotency-Key", idemKey)
+	return apitest.Do(c.t, "POST", c.base+path, []byte(body), "Authorization", "Bearer "+c.key, "Content-Type", "application/json", "Idempotency-Key", idemKey)
 }
 
-func (c client) get(path string) testkit.Reply {
+func (c client) get(path string) apitest.Reply {
 	c.t.Helper()
-	return testkit.Do(c.t, "GET", c.base+path, nil, "Authorization", "Bearer "+c.key)
+	return apitest.Do(c.t, "GET", c.base+path, nil, "Authorization", "Bearer "+c.key)
 }
 
 func (c client) contact(phone string) string {
@@ -43,8 +45,8 @@ func (c client) contact(phone string) string {
 }
 
 func TestMutatingEndpointsEndToEnd(t *testing.T) {
-	rt := testkit.Runtime(t, local.Config{})
-	project, key := testkit.Project(t, rt, "")
+	rt := localtest.Runtime(t, local.Config{})
+	project, key := localtest.Project(t, rt, "")
 	c := client{t: t, base: rt.URL, key: key}
 	contact := c.contact("+79990001000")
 
@@ -98,7 +100,7 @@ func TestMutatingEndpointsEndToEnd(t *testing.T) {
 		if r.Status != 202 || !strings.Contains(string(r.Body), `"items_count":2`) || !strings.Contains(string(r.Body), `"status":"accepted"`) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
-		s := store.New(rt.DynamoDB(), testkit.TablesOf(rt.Tables()))
+		s := store.New(rt.DynamoDB(), dynamotest.TablesOf(rt.Tables()))
 		waitFor(t, func() bool {
 			it, err := s.GetCatalogItem(context.Background(), project, "CAP")
 			return err == nil && it.Price == "990.50" && it.Currency == "USD"

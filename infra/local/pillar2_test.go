@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/botix/public-api/infra/local"
-	"github.com/botix/public-api/internal/testkit"
+	"github.com/botix/public-api/infra/localtest"
 )
 
 func TestListsEndToEnd(t *testing.T) {
-	rt := testkit.Runtime(t, local.Config{})
-	_, key := testkit.Project(t, rt, "")
+	rt := localtest.Runtime(t, local.Config{})
+	_, key := localtest.Project(t, rt, "")
 	c := client{t: t, base: rt.URL, key: key}
 	for _, phone := range []string{"+79990002001", "+79990002002", "+79990002003"} {
 		c.contact(phone)

@@ -12,11 +12,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
+	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/delivery"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 	"github.com/botix/public-api/internal/webhook"
 )
 
@@ -34,9 +36,9 @@ func webhookRuntime(t *testing.T, extra func(*local.Config)) (*local.Runtime, cl
 	if extra != nil {
 		extra(&cfg)
 	}
-	rt := testkit.Runtime(t, cfg)
-	project, key := testkit.Project(t, rt, "")
-	s := store.New(rt.DynamoDB(), testkit.TablesOf(rt.Tables()))
+	rt := localtest.Runtime(t, cfg)
+	project, key := localtest.Project(t, rt, "")
+	s := store.New(rt.DynamoDB(), dynamotest.TablesOf(rt.Tables()))
 	return rt, client{t: t, base: rt.URL, key: key, rt: rt}, s, project
 }
 
@@ -62,10 +64,10 @@ func (c client) endpoint(url string, events ...string) endpoint {
 
 // delivery waits for the delivery of the event received first and returns
 // it once cond holds.
-func waitDelivery(t *testing.T, s *store.Store, rc *testkit.Receiver, project, endpointID string, cond func(store.DeliveryRecord) bool) store.DeliveryRecord {
+func waitDelivery(t *testing.T, s *store.Store, rc *apitest.Receiver, project, endpointID string, cond func(store.DeliveryRecord) bool) store.DeliveryRecord {
 	t.Helper()
 	var d store.DeliveryRecord
-	testkit.Eventually(t, 30*time.Second, "delivery state", func() bool {
+	apitest.Eventually(t, 30*time.Second, "delivery state", func() bool {
 		reqs := rc.Requests()
 		if len(reqs) == 0 {
 			return false
@@ -86,7 +88,7 @@ func status(codes ...int) func(n int, r *http.Request, w http.ResponseWriter) {
 
 func TestWebhookRetriesUntilDelivered(t *testing.T) {
 	_, c, s, project := webhookRuntime(t, nil)
-	rc := testkit.NewReceiver(t, status(503, 503, 200))
+	rc := apitest.NewReceiver(t, status(503, 503, 200))
 	ep := c.endpoint(rc.URL, "contact.created")
 	c.contact("+79990003001")
 	d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
@@ -138,11 +140,11 @@ func TestWebhookFailureModes(t *testing.T) {
 	dead := func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDead }
 	dlqHas := func(n int) {
 		t.Helper()
-		testkit.Eventually(t, 10*time.Second, "dead letters", func() bool { d, _ := rt.QueueDepth(ctx, "DeadLetterQueue"); return d == n })
+		apitest.Eventually(t, 10*time.Second, "dead letters", func() bool { d, _ := rt.QueueDepth(ctx, "DeadLetterQueue"); return d == n })
 	}
 
 	t.Run("401 -> dead after one attempt, in the DLQ", func(t *testing.T) {
-		rc := testkit.NewReceiver(t, status(401))
+		rc := apitest.NewReceiver(t, status(401))
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990004001")
 		d := waitDelivery(t, s, rc, project, ep.ID, dead)
@@ -153,7 +155,7 @@ func TestWebhookFailureModes(t *testing.T) {
 		c.delete(ep.ID)
 	})
 	t.Run("429 with Retry-After: 2 -> the next attempt waits at least 2 s", func(t *testing.T) {
-		rc := testkit.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
+		rc := apitest.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
 			if n == 0 {
 				w.Header().Set("Retry-After", "2")
 				w.WriteHeader(429)
@@ -171,7 +173,7 @@ func TestWebhookFailureModes(t *testing.T) {
 		c.delete(ep.ID)
 	})
 	t.Run("a read timeout is retried", func(t *testing.T) {
-		rc := testkit.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
+		rc := apitest.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
 			if n == 0 {
 				time.Sleep(1500 * time.Millisecond) // past the 1 s read timeout
 			}
@@ -187,11 +189,11 @@ func TestWebhookFailureModes(t *testing.T) {
 		c.delete(ep.ID)
 	})
 	t.Run("a refused connection is retried", func(t *testing.T) {
-		rc := testkit.NewReceiver(t, nil)
+		rc := apitest.NewReceiver(t, nil)
 		ep := c.endpoint("http://127.0.0.1:1/hooks") // nothing listens on port 1
 		c.contact("+79990004004")
 		var d store.DeliveryRecord
-		testkit.Eventually(t, 15*time.Second, "second attempt", func() bool {
+		apitest.Eventually(t, 15*time.Second, "second attempt", func() bool {
 			ds := deliveriesOf(t, s, project, ep.ID)
 			if len(ds) == 1 {
 				d = ds[0]
@@ -205,7 +207,7 @@ func TestWebhookFailureModes(t *testing.T) {
 		c.delete(ep.ID)
 	})
 	t.Run("5 failures -> dead; the redrive function starts a fresh round that delivers once", func(t *testing.T) {
-		rc := testkit.NewReceiver(t, status(500))
+		rc := apitest.NewReceiver(t, status(500))
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990004005")
 		d := waitDelivery(t, s, rc, project, ep.ID, dead)
@@ -230,7 +232,7 @@ func TestWebhookFailureModes(t *testing.T) {
 	})
 	t.Run("console-style DLQ redrive (messages moved to the source queue) delivers once", func(t *testing.T) {
 		before, _ := rt.QueueDepth(ctx, "DeadLetterQueue")
-		rc := testkit.NewReceiver(t, status(403))
+		rc := apitest.NewReceiver(t, status(403))
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990004006")
 		waitDelivery(t, s, rc, project, ep.ID, dead)
@@ -247,11 +249,11 @@ func TestWebhookFailureModes(t *testing.T) {
 		c.delete(ep.ID)
 	})
 	t.Run("410 -> dead and the endpoint is disabled", func(t *testing.T) {
-		rc := testkit.NewReceiver(t, status(410))
+		rc := apitest.NewReceiver(t, status(410))
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990004007")
 		waitDelivery(t, s, rc, project, ep.ID, dead)
-		testkit.Eventually(t, 5*time.Second, "endpoint disabled", func() bool {
+		apitest.Eventually(t, 5*time.Second, "endpoint disabled", func() bool {
 			var got struct {
 				Enabled        bool   `json:"enabled"`
 				DisabledReason string `json:"disabled_reason"`
@@ -265,7 +267,7 @@ func TestWebhookFailureModes(t *testing.T) {
 
 func (c client) delete(id string) {
 	c.t.Helper()
-	r := testkit.Do(c.t, "DELETE", c.base+"/public/v1/webhook-endpoints/"+id, nil, "Authorization", "Bearer "+c.key, "Idempotency-Key", uuid.NewString())
+	r := apitest.Do(c.t, "DELETE", c.base+"/public/v1/webhook-endpoints/"+id, nil, "Authorization", "Bearer "+c.key, "Idempotency-Key", uuid.NewString())
 	if r.Status != 200 {
 		c.t.Fatalf("delete endpoint: %d %s", r.Status, r.Body)
 	}
@@ -310,7 +312,7 @@ func TestWebhookCrashes(t *testing.T) {
 		_, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
 			cfg.Options = append(cfg.Options, app.WithDeliveryHooks(delivery.Hooks{BeforeSend: func(context.Context) error { crash(); return nil }}))
 		})
-		rc := testkit.NewReceiver(t, nil)
+		rc := apitest.NewReceiver(t, nil)
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990005001")
 		waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
@@ -323,7 +325,7 @@ func TestWebhookCrashes(t *testing.T) {
 		_, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
 			cfg.Options = append(cfg.Options, app.WithDeliveryHooks(delivery.Hooks{AfterPost: func(context.Context, string) error { crash(); return nil }}))
 		})
-		rc := testkit.NewReceiver(t, nil)
+		rc := apitest.NewReceiver(t, nil)
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990005002")
 		d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })

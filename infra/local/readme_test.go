@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/infra/template"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 // readmeBlock is a shell example of the README and what it must do.
@@ -81,8 +81,8 @@ func TestReadmeExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.OnResponse = record
-		rt := testkit.Runtime(t, cfg)
-		testkit.Project(t, rt, readmeKey)
+		rt := localtest.Runtime(t, cfg)
+		localtest.Project(t, rt, readmeKey)
 		runtimes[env] = rt
 		return rt
 	}

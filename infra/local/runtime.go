@@ -28,6 +28,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 	"github.com/sivchari/kumo"
 
+	"github.com/botix/public-api/infra/ddblocal"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/app/registry"
@@ -35,7 +36,7 @@ import (
 
 // Region, account and credentials of the local stand-in for AWS.
 const (
-	Region    = "us-east-1"
+	Region    = ddblocal.Region
 	AccountID = "000000000000"
 )
 
@@ -120,7 +121,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(cfg.DynamoDBEndpoint), true
 	})
 	r.streams = dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint) })
-	r.tables, err = CreateTables(ctx, r.db, cfg.Template, func(id string) string { return cfg.TablePrefix + id })
+	r.tables, err = ddblocal.CreateTables(ctx, r.db, cfg.Template, func(id string) string { return cfg.TablePrefix + id })
 	if err != nil {
 		return nil, err
 	}

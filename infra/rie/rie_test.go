@@ -20,14 +20,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/functions"
 	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app/registry"
-	"github.com/botix/public-api/internal/testkit"
 )
 
-func TestMain(m *testing.M) { testkit.Main(m) }
+func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 // sampleKey is the API key the samples in events/ send.
 const sampleKey = "bx_sample_key_for_local_invoke_0001"
@@ -128,7 +130,7 @@ func (e *emulator) initDuration() float64 {
 }
 
 // check verifies a function's answer to its sample.
-func check(t *testing.T, id string, out []byte, want testkit.Expectation) {
+func check(t *testing.T, id string, out []byte, want localtest.Expectation) {
 	t.Helper()
 	var fail struct {
 		ErrorMessage string `json:"errorMessage"`
@@ -146,7 +148,7 @@ func check(t *testing.T, id string, out []byte, want testkit.Expectation) {
 		if err := json.Unmarshal(out, &resp); err != nil {
 			t.Fatalf("not an API Gateway response: %s", out)
 		}
-		got := testkit.Reply{Status: resp.StatusCode, Body: []byte(resp.Body)}
+		got := apitest.Reply{Status: resp.StatusCode, Body: []byte(resp.Body)}
 		if got.Status != want.Status || got.ErrorCode() != want.Code {
 			t.Fatalf("got %d %q, want %d %q: %s", got.Status, got.ErrorCode(), want.Status, want.Code, resp.Body)
 		}
@@ -181,9 +183,9 @@ func TestRealBootstraps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := testkit.Runtime(t, local.Config{Env: map[string]string{"WEBHOOK_ALLOW_LOOPBACK": "true"}})
-	testkit.Project(t, rt, sampleKey)
-	expectations := testkit.SampleExpectations(t)
+	rt := localtest.Runtime(t, local.Config{Env: map[string]string{"WEBHOOK_ALLOW_LOOPBACK": "true"}})
+	localtest.Project(t, rt, sampleKey)
+	expectations := localtest.SampleExpectations(t)
 	tpl, _ := template.LoadRepo()
 	var mu sync.Mutex
 	var timings []timing
@@ -201,7 +203,7 @@ func TestRealBootstraps(t *testing.T) {
 			}
 			fn, _ := rt.Function(id)
 			e := start(t, rie, filepath.Join(bin, dirs[id]), env, fn.Timeout())
-			sample := testkit.Sample(t, id)
+			sample := localtest.Sample(t, id)
 			out, cold := e.invoke(t, sample)
 			check(t, id, out, expectations[id])
 			_, warm := e.invoke(t, sample)

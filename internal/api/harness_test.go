@@ -11,10 +11,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
+	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 // harness is one project over fresh tables, with instruments on the
@@ -25,16 +26,16 @@ type harness struct {
 	store   *store.Store
 	project string
 	key     string
-	calls   *testkit.Calls
-	faults  *testkit.Faults
+	calls   *dynamotest.Calls
+	faults  *dynamotest.Faults
 	// env adds variables to the functions' environment.
 	env map[string]string
 }
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, tables: testkit.Tables(t), calls: &testkit.Calls{}, faults: &testkit.Faults{}, env: testkit.PaginationEnv()}
-	h.store = store.New(testkit.DynamoDB(t), h.tables)
+	h := &harness{t: t, tables: dynamotest.Tables(t), calls: &dynamotest.Calls{}, faults: &dynamotest.Faults{}, env: dynamotest.PaginationEnv()}
+	h.store = store.New(dynamotest.Client(t), h.tables)
 	p, err := h.store.CreateProject(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +54,7 @@ func (h *harness) fn(build app.Builder[app.HTTPHandler], opts ...app.Option) app
 		app.WithDynamoDB(h.calls.Option(), h.faults.Option()),
 		app.WithLogger(slog.New(slog.DiscardHandler)),
 	}, opts...)
-	f, err := build(context.Background(), testkit.Env(h.t, h.tables, h.env), opts...)
+	f, err := build(context.Background(), dynamotest.FunctionEnv(h.t, h.tables, h.env), opts...)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -102,11 +103,11 @@ func call(t *testing.T, f app.HTTPHandler, ev events.APIGatewayV2HTTPRequest) ev
 }
 
 func code(resp events.APIGatewayV2HTTPResponse) string {
-	return testkit.Reply{Body: []byte(resp.Body)}.ErrorCode()
+	return apitest.Reply{Body: []byte(resp.Body)}.ErrorCode()
 }
 
 func (h *harness) count(kind string) int {
-	return testkit.CountItems(h.t, h.store.DB, h.tables.Data, "P#"+h.project+"#"+kind)
+	return dynamotest.CountItems(h.t, h.store.DB, h.tables.Data, "P#"+h.project+"#"+kind)
 }
 
 func newKey() string { return uuid.NewString() }

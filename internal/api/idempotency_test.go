@@ -10,9 +10,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/botix/public-api/internal/api"
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/app"
-	"github.com/botix/public-api/internal/testkit"
+	"github.com/botix/public-api/internal/idempotency"
 )
 
 const ivan = `{"phone":"+79990000000","name":"Ivan","tags":["vip","lead"]}`
@@ -142,7 +142,7 @@ func TestInProgress(t *testing.T) {
 	h := newHarness(t)
 	release := make(chan struct{})
 	captured := make(chan struct{})
-	slow := h.fn(app.CreateContact, app.WithMutationHooks(api.Hooks{AfterCapture: func(context.Context) error {
+	slow := h.fn(app.CreateContact, app.WithMutationHooks(idempotency.Hooks{AfterCapture: func(context.Context) error {
 		close(captured)
 		<-release
 		return nil
@@ -198,7 +198,7 @@ func TestLeaseTakeoverIsFenced(t *testing.T) {
 	key := newKey()
 	// The retry runs on an instance whose clock is past the first's lease.
 	late := h.fn(app.CreateContact, app.WithClock(func() time.Time { return time.Now().Add(time.Hour) }))
-	slow := h.fn(app.CreateContact, app.WithMutationHooks(api.Hooks{BeforeCommit: func(context.Context) error {
+	slow := h.fn(app.CreateContact, app.WithMutationHooks(idempotency.Hooks{BeforeCommit: func(context.Context) error {
 		retryDone <- call(t, late, h.contact(key, ivan))
 		return nil
 	}}))
@@ -225,18 +225,18 @@ func TestFaultAtEveryStep(t *testing.T) {
 	crash := errors.New("simulated crash")
 	cases := []struct {
 		name       string
-		hooks      api.Hooks
-		fault      *testkit.Fault
+		hooks      idempotency.Hooks
+		fault      *dynamotest.Fault
 		wantStatus int
 		retry      string // "runs": the retry performs the operation; "replays": it gets the stored answer
 	}{
-		{"crash after capture, before the operation", api.Hooks{AfterCapture: func(context.Context) error { return crash }}, nil, 500, "runs"},
-		{"panic inside the operation", api.Hooks{AfterCapture: func(context.Context) error { panic("boom") }}, nil, 500, "runs"},
-		{"crash before commit", api.Hooks{BeforeCommit: func(context.Context) error { return crash }}, nil, 500, "runs"},
-		{"commit throttled by DynamoDB", api.Hooks{}, &testkit.Fault{Op: "TransactWriteItems"}, 503, "runs"},
-		{"commit applied but its response lost", api.Hooks{}, &testkit.Fault{Op: "TransactWriteItems", AfterSuccess: true, Times: 1}, 503, "replays"},
-		{"crash after commit, before the response", api.Hooks{AfterCommit: func(context.Context) error { return crash }}, nil, 500, "replays"},
-		{"capture throttled", api.Hooks{}, &testkit.Fault{Op: "PutItem"}, 503, "runs"},
+		{"crash after capture, before the operation", idempotency.Hooks{AfterCapture: func(context.Context) error { return crash }}, nil, 500, "runs"},
+		{"panic inside the operation", idempotency.Hooks{AfterCapture: func(context.Context) error { panic("boom") }}, nil, 500, "runs"},
+		{"crash before commit", idempotency.Hooks{BeforeCommit: func(context.Context) error { return crash }}, nil, 500, "runs"},
+		{"commit throttled by DynamoDB", idempotency.Hooks{}, &dynamotest.Fault{Op: "TransactWriteItems"}, 503, "runs"},
+		{"commit applied but its response lost", idempotency.Hooks{}, &dynamotest.Fault{Op: "TransactWriteItems", AfterSuccess: true, Times: 1}, 503, "replays"},
+		{"crash after commit, before the response", idempotency.Hooks{AfterCommit: func(context.Context) error { return crash }}, nil, 500, "replays"},
+		{"capture throttled", idempotency.Hooks{}, &dynamotest.Fault{Op: "PutItem"}, 503, "runs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -349,12 +349,12 @@ func TestStaleAttemptCannotCommitDuringTakeover(t *testing.T) {
 	key := newKey()
 	firstDone := make(chan events.APIGatewayV2HTTPResponse, 1)
 	proceed := make(chan struct{})
-	stale := h.fn(app.CreateContact, app.WithMutationHooks(api.Hooks{BeforeCommit: func(context.Context) error {
+	stale := h.fn(app.CreateContact, app.WithMutationHooks(idempotency.Hooks{BeforeCommit: func(context.Context) error {
 		<-proceed
 		return nil
 	}}))
 	go func() { firstDone <- call(t, stale, h.contact(key, ivan)) }()
-	late := h.fn(app.CreateContact, app.WithClock(func() time.Time { return time.Now().Add(time.Hour) }), app.WithMutationHooks(api.Hooks{BeforeCommit: func(context.Context) error {
+	late := h.fn(app.CreateContact, app.WithClock(func() time.Time { return time.Now().Add(time.Hour) }), app.WithMutationHooks(idempotency.Hooks{BeforeCommit: func(context.Context) error {
 		close(proceed) // the stale attempt commits now, while we hold the key
 		first := <-firstDone
 		if first.StatusCode != 409 || code(first) != "IDEMPOTENCY_KEY_IN_PROGRESS" {
@@ -376,7 +376,7 @@ func TestStaleAttemptCannotCommitDuringTakeover(t *testing.T) {
 func waitCaptured(t *testing.T, h *harness, key string) {
 	t.Helper()
 	for i := 0; i < 200; i++ {
-		if testkit.CountItems(t, h.store.DB, h.tables.Idempotency, h.project+"#"+key) == 1 {
+		if dynamotest.CountItems(t, h.store.DB, h.tables.Idempotency, h.project+"#"+key) == 1 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

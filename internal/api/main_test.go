@@ -3,7 +3,7 @@ package api_test
 import (
 	"testing"
 
-	"github.com/botix/public-api/internal/testkit"
+	"github.com/botix/public-api/infra/dynamotest"
 )
 
-func TestMain(m *testing.M) { testkit.Main(m) }
+func TestMain(m *testing.M) { dynamotest.Main(m) }

@@ -15,11 +15,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 type page struct {
@@ -39,7 +40,7 @@ func decodePage(t *testing.T, resp events.APIGatewayV2HTTPResponse) page {
 		t.Fatalf("status %d: %s", resp.StatusCode, resp.Body)
 	}
 	var p page
-	testkit.Reply{Body: []byte(resp.Body)}.JSON(t, &p)
+	apitest.Reply{Body: []byte(resp.Body)}.JSON(t, &p)
 	if (p.NextCursor == nil) == p.HasMore {
 		t.Fatalf("next_cursor must be null exactly when has_more is false: %s", resp.Body)
 	}
@@ -266,7 +267,7 @@ func TestSigningKeyRotation(t *testing.T) {
 	seed(t, h, 20, time.Now())
 	const k1, k2 = "k1:first-secret-0123456789abcdef0123456789", "k2:second-secret-0123456789abcdef012345678"
 	with := func(keys string) app.HTTPHandler {
-		h.env = testkit.PaginationEnv()
+		h.env = dynamotest.PaginationEnv()
 		h.env[app.EnvCursorKeys] = keys
 		return h.fn(app.ListContacts)
 	}
@@ -400,7 +401,7 @@ func TestOffsetMode(t *testing.T) {
 			t.Fatalf("%d %s", r.StatusCode, r.Body)
 		}
 		var p page
-		testkit.Reply{Body: []byte(r.Body)}.JSON(t, &p)
+		apitest.Reply{Body: []byte(r.Body)}.JSON(t, &p)
 		if len(p.Data) != 5 || p.Data[0].ID != all[10] || !p.HasMore {
 			t.Fatalf("page %+v", p)
 		}
@@ -419,7 +420,7 @@ func TestOffsetMode(t *testing.T) {
 	t.Run("offset 0 is the first page", func(t *testing.T) {
 		r := call(t, list, h.get("GET /public/v1/contacts", "/public/v1/contacts", "pagination=offset&offset=0&limit=3"))
 		var p page
-		testkit.Reply{Body: []byte(r.Body)}.JSON(t, &p)
+		apitest.Reply{Body: []byte(r.Body)}.JSON(t, &p)
 		if r.StatusCode != 200 || len(p.Data) != 3 || p.Data[0].ID != all[0] {
 			t.Fatalf("%d %s", r.StatusCode, r.Body)
 		}
@@ -427,7 +428,7 @@ func TestOffsetMode(t *testing.T) {
 	t.Run("last offset page has has_more false", func(t *testing.T) {
 		r := call(t, list, h.get("GET /public/v1/contacts", "/public/v1/contacts", "pagination=offset&offset=55&limit=5"))
 		var p page
-		testkit.Reply{Body: []byte(r.Body)}.JSON(t, &p)
+		apitest.Reply{Body: []byte(r.Body)}.JSON(t, &p)
 		if len(p.Data) != 5 || p.HasMore {
 			t.Fatalf("page %+v", p)
 		}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/internal/app"
-	"github.com/botix/public-api/internal/testkit"
 	"github.com/botix/public-api/internal/webhook"
 )
 
@@ -44,7 +44,7 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 		if r.StatusCode != 201 {
 			t.Fatalf("%d %s", r.StatusCode, r.Body)
 		}
-		testkit.Reply{Body: []byte(r.Body)}.JSON(t, &ep)
+		apitest.Reply{Body: []byte(r.Body)}.JSON(t, &ep)
 		if !strings.HasPrefix(ep.ID, "we_") || !strings.HasPrefix(ep.Secret, "whsec_") || !ep.Enabled {
 			t.Fatalf("%s", r.Body)
 		}
@@ -105,7 +105,7 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 			Secret  string `json:"secret"`
 			Expires string `json:"previous_secret_expires_at"`
 		}
-		testkit.Reply{Body: []byte(r.Body)}.JSON(t, &rot)
+		apitest.Reply{Body: []byte(r.Body)}.JSON(t, &rot)
 		if r.StatusCode != 200 || rot.Secret == ep.Secret || rot.Expires == "" {
 			t.Fatalf("%d %s", r.StatusCode, r.Body)
 		}

@@ -31,6 +31,7 @@ import (
 	"github.com/botix/public-api/internal/cursor"
 	"github.com/botix/public-api/internal/delivery"
 	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/idempotency"
 	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
@@ -93,7 +94,7 @@ type options struct {
 	dynamo     []func(*dynamodb.Options)
 	now        func() time.Time
 	log        *slog.Logger
-	hooks      api.Hooks
+	hooks      idempotency.Hooks
 	deliveries delivery.Hooks
 	calls      CallRecorder
 }
@@ -108,8 +109,8 @@ func WithDynamoDB(o ...func(*dynamodb.Options)) Option {
 func WithClock(now func() time.Time) Option { return func(x *options) { x.now = now } }
 
 // WithMutationHooks installs test hooks between the steps of every
-// mutation (see api.Hooks).
-func WithMutationHooks(h api.Hooks) Option { return func(x *options) { x.hooks = h } }
+// mutation (see idempotency.Hooks).
+func WithMutationHooks(h idempotency.Hooks) Option { return func(x *options) { x.hooks = h } }
 
 // WithDeliveryHooks installs test hooks in the webhook pipeline.
 func WithDeliveryHooks(h delivery.Hooks) Option { return func(x *options) { x.deliveries = h } }
@@ -187,7 +188,7 @@ func (c *core) endpoint(h httpapi.Handler, maxBody int) HTTPHandler {
 // mutation returns the Lambda handler of an authenticated, idempotent
 // mutating route.
 func (c *core) mutation(op api.Op, maxBody int) HTTPHandler {
-	m := &api.Mutations{Store: c.store, Log: c.log, Hooks: c.opts.hooks, Now: c.opts.now}
+	m := &api.Mutations{Runner: &idempotency.Runner{Store: c.store.Idempotency(), Answer: api.FinalAnswer, Log: c.log, Hooks: c.opts.hooks, Now: c.opts.now}}
 	return c.endpoint(m.Handler(op), maxBody)
 }
 

@@ -202,8 +202,7 @@ func (d *Deliverer) attempt(ctx context.Context, rec store.DeliveryRecord, token
 		StatusCode: resp.Status, ResponseBody: resp.Body, StartedAt: ids.Timestamp(now), DurationMs: resp.Duration.Milliseconds(),
 		ErrorClass: decision.Class, Error: errText(resp, decision), NextAttemptAt: result.NextAttemptAt,
 	}
-	var fenced *store.FencedError
-	if err := d.Store.FinishAttempt(ctx, rec, token, result, log); errors.As(err, &fenced) {
+	if err := d.Store.FinishAttempt(ctx, rec, token, result, log); errors.Is(err, store.ErrClaimLost) {
 		d.Log.WarnContext(ctx, "attempt ran after its claim expired; the other worker's result stands", "delivery_id", rec.ID)
 	} else if err != nil {
 		return err

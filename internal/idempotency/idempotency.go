@@ -1,20 +1,26 @@
-// Package idempotency holds the rules of pillar 1, without storage: which
-// keys are valid, what makes two requests "the same", what a stored record
-// means for a new request, and which outcomes are final.
+// Package idempotency is pillar 1: mandatory idempotency keys with
+// exactly-once effects. It holds the rules — which keys are valid, what
+// makes two requests "the same", what a stored record means for a new
+// request, which outcomes are final — and the Runner that applies them,
+// behind the Store port it declares (the DynamoDB adapter in package store
+// implements it; idempotencytest holds an in-memory one and the contract
+// both must meet).
 //
-// The protocol, with the DynamoDB side in package store:
+// The protocol:
 //
-//  1. Capture: one conditional PutItem takes (project, key) as in_progress
+//  1. Capture: one conditional write takes (project, key) as in_progress
 //     with a random lock token and a lease that ends with the function's
-//     deadline. If the put fails, the old record (ALL_OLD) says whether to
+//     deadline. If the write fails, the record it found says whether to
 //     replay, report a conflict or report "in progress" — no second read.
-//  2. Run the operation; it plans its writes without performing them.
+//  2. Run the operation; it plans its writes (Effects) without performing
+//     them.
 //  3. Commit: the planned writes, the outbox event and the record's
-//     completion (status done + the response) go in ONE TransactWriteItems
-//     conditioned on status = in_progress AND lock_token = ours. A request
-//     whose lease was taken over can no longer commit (fencing).
-//  4. A 5xx, panic or timeout releases the record (delete conditioned on the
-//     lock token), so that the client's retry runs the operation.
+//     completion (status completed + the response) land together or not at
+//     all, on condition that the record is still in_progress under our lock
+//     token. A request whose lease was taken over can no longer commit
+//     (fencing).
+//  4. A 5xx, panic or timeout releases the record (a delete conditioned on
+//     the lock token), so that the client's retry runs the operation.
 package idempotency
 
 import (

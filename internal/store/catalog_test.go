@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 func TestApplyImportKeepsTheNewestImportPerSKU(t *testing.T) {
 	ctx := context.Background()
-	s := testkit.Store(t)
+	s := dynamotest.Store(t)
 	imp := func(id, price string) store.ImportItem {
 		items, _ := json.Marshal([]domain.CatalogItem{{SKU: "MUG", Name: "Mug", Price: price, Currency: "RUB"}})
 		return store.ImportItem{PK: "P#prj_x#IMP", SK: id, ProjectID: "prj_x", ID: "imp_" + id, Items: string(items)}

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 func newContact(phone string, tags ...string) domain.Contact {
@@ -24,12 +24,12 @@ func createContact(t *testing.T, s *store.Store, project string, c domain.Contac
 	if err := s.AddContact(&p, project, c); err != nil {
 		t.Fatal(err)
 	}
-	return s.Commit(context.Background(), p, nil)
+	return s.Commit(context.Background(), p)
 }
 
 func TestContacts(t *testing.T) {
 	ctx := context.Background()
-	s := testkit.Store(t)
+	s := dynamotest.Store(t)
 	first := newContact("+79990000001", "vip", "lead")
 
 	t.Run("create then get returns the same contact", func(t *testing.T) {
@@ -79,7 +79,7 @@ func TestContacts(t *testing.T) {
 
 func TestConcurrentCreatesCountExactly(t *testing.T) {
 	ctx := context.Background()
-	s := testkit.Store(t)
+	s := dynamotest.Store(t)
 	const n = 40
 	errs := make(chan error, n)
 	for i := 0; i < n; i++ {
@@ -90,7 +90,7 @@ func TestConcurrentCreatesCountExactly(t *testing.T) {
 				errs <- err
 				return
 			}
-			errs <- s.Commit(ctx, p, nil)
+			errs <- s.Commit(ctx, p)
 		}(i)
 	}
 	for i := 0; i < n; i++ {

@@ -267,14 +267,23 @@ func (s *Store) FinishAttempt(ctx context.Context, d DeliveryRecord, token strin
 	if err != nil {
 		return err
 	}
-	return s.Commit(ctx, Plan{Items: []types.TransactWriteItem{logItem}}, &types.TransactWriteItem{Update: &types.Update{
+	err = s.commit(ctx, Plan{Items: []types.TransactWriteItem{logItem}}, &types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.Tables.Deliveries), Key: keyAV(k),
 		UpdateExpression:          aws.String(set + " ADD attempts :one" + remove),
 		ConditionExpression:       aws.String("claim_token = :token"),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
 	}})
+	var g *guardFailed
+	if errors.As(err, &g) {
+		return ErrClaimLost
+	}
+	return err
 }
+
+// ErrClaimLost reports that an attempt's claim expired and another worker
+// took the attempt over.
+var ErrClaimLost = errors.New("store: the claim on the attempt was lost")
 
 func (s *Store) attemptPut(project, deliverySK string, log AttemptRecord) (types.TransactWriteItem, error) {
 	log.PK, log.SK, log.Entity = scoped(project, kindDeliveries+"#"+deliverySK), ids.NewULID(s.now()).String(), "attempt"
@@ -303,7 +312,7 @@ func (s *Store) RecordExtraAttempt(ctx context.Context, d DeliveryRecord, delive
 		u.ExpressionAttributeValues[":delivered"] = str(DeliveryDelivered)
 		u.ExpressionAttributeValues[":gsi1pk"] = str(statusPK(d.ProjectID, DeliveryDelivered))
 	}
-	return s.Commit(ctx, Plan{Items: []types.TransactWriteItem{logItem, {Update: u}}}, nil)
+	return s.Commit(ctx, Plan{Items: []types.TransactWriteItem{logItem, {Update: u}}})
 }
 
 // Attempts returns a delivery's attempt log, oldest first.

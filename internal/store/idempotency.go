@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -39,116 +40,121 @@ func (it idemItem) record() idempotency.Record {
 	return r
 }
 
-// DecodeIdempotencyRecord decodes a record returned by a failed condition
-// (ALL_OLD).
-func DecodeIdempotencyRecord(item map[string]types.AttributeValue) (idempotency.Record, error) {
+func decodeIdempotencyRecord(item map[string]types.AttributeValue) (*idempotency.Record, error) {
+	if item == nil {
+		return nil, nil
+	}
 	var it idemItem
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-		return idempotency.Record{}, err
+		return nil, err
 	}
-	return it.record(), nil
+	r := it.record()
+	return &r, nil
 }
 
-// Capture is an attempt to take an idempotency key.
-type Capture struct {
-	Project, Key string
-	Fingerprint  string
-	LockToken    string
-	RequestID    string
-	Method       string
-	Route        string
-	LeaseUntil   time.Time
-}
+// IdempotencyRecords is the idempotency table: the DynamoDB side of
+// idempotency.Store. Capture is one conditional PutItem that returns the
+// holder (ALL_OLD) when it fails; Commit is one TransactWriteItems of the
+// effects (a *Plan) and the completion, conditioned on the lock token.
+type IdempotencyRecords struct{ s *Store }
+
+var _ idempotency.Store = IdempotencyRecords{}
+
+// Idempotency returns the idempotency table's adapter.
+func (s *Store) Idempotency() IdempotencyRecords { return IdempotencyRecords{s} }
 
 func idemPK(project, key string) string { return project + "#" + key }
 
-// CaptureKey takes (project, key) as in_progress with one conditional
-// PutItem. It succeeds when no record exists, the record is past its 24 h
-// (even if TTL has not deleted it yet), or its holder's lease has expired.
-// Otherwise it returns captured=false and the existing record, which the
-// failed condition returns (ALL_OLD) — no second read.
-func (s *Store) CaptureKey(ctx context.Context, c Capture) (captured bool, existing idempotency.Record, err error) {
-	now := s.now()
+// Capture implements idempotency.Store.
+func (r IdempotencyRecords) Capture(ctx context.Context, c idempotency.Capture) (*idempotency.Record, error) {
 	item, err := attributevalue.MarshalMap(idemItem{
-		PK: idemPK(c.Project, c.Key), Status: string(idempotency.InProgress), Fingerprint: c.Fingerprint, LockToken: c.LockToken,
-		LeaseExpiresAt: c.LeaseUntil.UnixMilli(), ExpiresAt: now.Add(idempotency.TTL).Unix(),
+		PK: idemPK(c.Scope, c.Key), Status: string(idempotency.InProgress), Fingerprint: c.Fingerprint, LockToken: c.Token,
+		LeaseExpiresAt: c.LeaseUntil.UnixMilli(), ExpiresAt: c.ExpiresAt.Unix(),
 		RequestID: c.RequestID, Method: c.Method, Route: c.Route,
 	})
 	if err != nil {
-		return false, idempotency.Record{}, err
+		return nil, err
 	}
-	_, err = s.DB.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:                           aws.String(s.Tables.Idempotency),
+	_, err = r.s.DB.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                           aws.String(r.s.Tables.Idempotency),
 		Item:                                item,
 		ConditionExpression:                 aws.String("attribute_not_exists(pk) OR expires_at < :now_s OR (#status = :in_progress AND lease_expires_at < :now_ms)"),
 		ExpressionAttributeNames:            map[string]string{"#status": "status"},
-		ExpressionAttributeValues:           map[string]types.AttributeValue{":now_s": num(now.Unix()), ":now_ms": num(now.UnixMilli()), ":in_progress": str(string(idempotency.InProgress))},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":now_s": num(c.Now.Unix()), ":now_ms": num(c.Now.UnixMilli()), ":in_progress": str(string(idempotency.InProgress))},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
-		rec, derr := DecodeIdempotencyRecord(failed.Item)
-		return false, rec, derr
+		return decodeIdempotencyRecord(failed.Item)
 	}
-	if err != nil {
-		return false, idempotency.Record{}, classify(err)
-	}
-	return true, idempotency.Record{}, nil
+	return nil, classify(err)
 }
 
-// completion returns the update that marks a captured key completed with
-// resp, conditioned on the capture still being ours.
-func (s *Store) completion(project, key, token, requestID string, resp idempotency.Response) *types.Update {
+// completion returns the update that marks a captured key completed,
+// conditioned on the capture still being ours.
+func (r IdempotencyRecords) completion(lock idempotency.Lock, done idempotency.Completion) *types.Update {
+	resp := done.Response
 	return &types.Update{
-		TableName:                aws.String(s.Tables.Idempotency),
-		Key:                      map[string]types.AttributeValue{"pk": str(idemPK(project, key))},
+		TableName:                aws.String(r.s.Tables.Idempotency),
+		Key:                      map[string]types.AttributeValue{"pk": str(idemPK(lock.Scope, lock.Key))},
 		UpdateExpression:         aws.String("SET #status = :completed, response_status = :rs, response_headers = :rh, response_body = :rb, request_id = :rid REMOVE lease_expires_at"),
 		ConditionExpression:      aws.String("#status = :in_progress AND lock_token = :token"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":completed": str(string(idempotency.Completed)), ":in_progress": str(string(idempotency.InProgress)),
-			":token": str(token), ":rs": num(int64(resp.Status)), ":rh": strMap(resp.Headers),
-			":rb": &types.AttributeValueMemberB{Value: orEmpty(resp.Body)}, ":rid": str(requestID),
+			":token": str(lock.Token), ":rs": num(int64(resp.Status)), ":rh": strMap(resp.Headers),
+			":rb": &types.AttributeValueMemberB{Value: orEmpty(resp.Body)}, ":rid": str(done.RequestID),
 		},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
 }
 
-// CompletionGuard returns the completion of a captured key as a
-// transaction item, to commit with a plan: the operation's writes and the
-// stored response land together or not at all. If another request took
-// the key over, Commit returns *FencedError.
-func (s *Store) CompletionGuard(project, key, token, requestID string, resp idempotency.Response) *types.TransactWriteItem {
-	return &types.TransactWriteItem{Update: s.completion(project, key, token, requestID, resp)}
+// Commit implements idempotency.Store; effects must be a *Plan.
+func (r IdempotencyRecords) Commit(ctx context.Context, lock idempotency.Lock, done idempotency.Completion, effects idempotency.Effects) error {
+	plan, ok := effects.(*Plan)
+	if !ok {
+		return fmt.Errorf("store: effects of type %T are not a *store.Plan", effects)
+	}
+	return r.fenced(r.s.commit(ctx, *plan, &types.TransactWriteItem{Update: r.completion(lock, done)}))
 }
 
-// CompleteKey stores resp for a captured key when the operation wrote
-// nothing (its own 4xx answers). It returns *FencedError if the key is no
-// longer ours.
-func (s *Store) CompleteKey(ctx context.Context, project, key, token, requestID string, resp idempotency.Response) error {
-	u := s.completion(project, key, token, requestID, resp)
-	_, err := s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+// Complete implements idempotency.Store.
+func (r IdempotencyRecords) Complete(ctx context.Context, lock idempotency.Lock, done idempotency.Completion) error {
+	u := r.completion(lock, done)
+	_, err := r.s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
 		ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues,
 		ReturnValuesOnConditionCheckFailure: u.ReturnValuesOnConditionCheckFailure,
 	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {
-		return &FencedError{Old: failed.Item}
+		return r.fenced(&guardFailed{old: failed.Item})
 	}
 	return classify(err)
 }
 
-// ReleaseKey deletes a capture that is still ours and still in progress,
-// so that a retry runs the operation. A key that was completed or taken
-// over is left alone.
-func (s *Store) ReleaseKey(ctx context.Context, project, key, token string) error {
-	_, err := s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName:                 aws.String(s.Tables.Idempotency),
-		Key:                       map[string]types.AttributeValue{"pk": str(idemPK(project, key))},
+// fenced turns a failed guard into *idempotency.FencedError with the
+// record as the failed write saw it.
+func (r IdempotencyRecords) fenced(err error) error {
+	var g *guardFailed
+	if !errors.As(err, &g) {
+		return err
+	}
+	rec, derr := decodeIdempotencyRecord(g.old)
+	if derr != nil {
+		return derr
+	}
+	return &idempotency.FencedError{Record: rec}
+}
+
+// Release implements idempotency.Store.
+func (r IdempotencyRecords) Release(ctx context.Context, lock idempotency.Lock) error {
+	_, err := r.s.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 aws.String(r.s.Tables.Idempotency),
+		Key:                       map[string]types.AttributeValue{"pk": str(idemPK(lock.Scope, lock.Key))},
 		ConditionExpression:       aws.String("#status = :in_progress AND lock_token = :token"),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":in_progress": str(string(idempotency.InProgress)), ":token": str(token)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":in_progress": str(string(idempotency.InProgress)), ":token": str(lock.Token)},
 	})
 	var failed *types.ConditionalCheckFailedException
 	if errors.As(err, &failed) {

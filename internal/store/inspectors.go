@@ -112,7 +112,7 @@ func (s *Store) Capture(ctx context.Context, inspectorID string, req CapturedReq
 		},
 	}}, errInspectorFull)
 	p.Add(w, nil)
-	err = s.Commit(ctx, p, nil)
+	err = s.Commit(ctx, p)
 	if errors.Is(err, errInspectorFull) {
 		// Absent, expired or full: tell which.
 		if _, gerr := s.GetInspector(ctx, "", inspectorID); gerr != nil {

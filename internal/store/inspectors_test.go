@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 func TestInspectorLimits(t *testing.T) {
 	ctx := context.Background()
-	s := testkit.Store(t)
+	s := dynamotest.Store(t)
 	now := time.Now()
 	s.Now = func() time.Time { return now }
 	in := store.Inspector{ID: "insp_test", URL: "http://x/inspect/insp_test"}
@@ -21,7 +21,7 @@ func TestInspectorLimits(t *testing.T) {
 	if err := s.AddInspector(&p, "prj_a", &in, now); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Commit(ctx, p, nil); err != nil {
+	if err := s.Commit(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	t.Run("a body over 64 KB is kept truncated by the handler; the store keeps what it is given", func(t *testing.T) {

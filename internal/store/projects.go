@@ -78,7 +78,7 @@ func (s *Store) AddAPIKey(ctx context.Context, project, keyHash string) (string,
 		TableName: aws.String(s.Tables.Data), Key: keyAV(key(projectPK(project), "PROJECT")),
 		ConditionExpression: aws.String("attribute_exists(pk)"),
 	}}, ErrNotFound)
-	return keyID, s.Commit(ctx, p, nil)
+	return keyID, s.Commit(ctx, p)
 }
 
 // ProjectOfKey returns the project that owns the key with this hash, or
@@ -102,7 +102,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, project, keyID string) error {
 	for _, k := range []map[string]string{key(apiKeyPK(ref.Hash), "APIKEY"), key(projectPK(project), "APIKEY#"+keyID)} {
 		p.Add(types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.Tables.Data), Key: keyAV(k)}}, nil)
 	}
-	return s.Commit(ctx, p, nil)
+	return s.Commit(ctx, p)
 }
 
 // get reads one item with a strongly consistent read into out; a missing

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/internal/testkit"
 )
 
 func TestAPIKeys(t *testing.T) {
 	ctx := context.Background()
-	s := testkit.Store(t)
+	s := dynamotest.Store(t)
 	p, err := s.CreateProject(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)

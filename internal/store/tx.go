@@ -37,26 +37,31 @@ func (p *Plan) Add(w types.TransactWriteItem, onConflict error) {
 }
 
 // Empty reports whether the plan writes nothing.
-func (p *Plan) Empty() bool { return len(p.Items) == 0 }
+func (p *Plan) Empty() bool { return p == nil || len(p.Items) == 0 }
 
-// FencedError reports that the guard's condition failed: the caller no
-// longer holds the lock it committed under. Old is the guard item as it
+// guardFailed reports that the guard's condition failed: the caller no
+// longer holds the lock it committed under. old is the guard item as it
 // is now (ALL_OLD), so the caller can tell what happened without a read.
-type FencedError struct {
-	Old map[string]types.AttributeValue
+type guardFailed struct {
+	old map[string]types.AttributeValue
 }
 
-func (e *FencedError) Error() string { return "store: commit fenced: the lock is no longer held" }
+func (e *guardFailed) Error() string { return "store: commit fenced: the lock is no longer held" }
 
 // maxConflictRetries bounds how often a transaction that lost a race with
 // another transaction on a shared item (TransactionConflict) is re-sent.
 const maxConflictRetries = 6
 
-// Commit writes the plan and the guard atomically. It returns nil on
+// Commit writes the plan atomically: nil on success, the plan's conflict
+// error when one of its conditions failed, SERVICE_UNAVAILABLE when
+// DynamoDB throttles or fails.
+func (s *Store) Commit(ctx context.Context, p Plan) error { return s.commit(ctx, p, nil) }
+
+// commit writes the plan and the guard atomically. It returns nil on
 // success, the plan's conflict error when one of its conditions failed,
-// *FencedError when the guard's condition failed, and SERVICE_UNAVAILABLE
+// *guardFailed when the guard's condition failed, and SERVICE_UNAVAILABLE
 // when DynamoDB throttles or fails. Re-sending is safe: nothing was written.
-func (s *Store) Commit(ctx context.Context, p Plan, guard *types.TransactWriteItem) error {
+func (s *Store) commit(ctx context.Context, p Plan, guard *types.TransactWriteItem) error {
 	items := p.Items
 	if guard != nil {
 		items = append(append([]types.TransactWriteItem(nil), p.Items...), *guard)
@@ -75,7 +80,7 @@ func (s *Store) Commit(ctx context.Context, p Plan, guard *types.TransactWriteIt
 		}
 		reasons := canceled.CancellationReasons
 		if guard != nil && len(reasons) == len(items) && code(reasons[len(items)-1]) == "ConditionalCheckFailed" {
-			return &FencedError{Old: reasons[len(items)-1].Item}
+			return &guardFailed{old: reasons[len(items)-1].Item}
 		}
 		retry := false
 		for i, r := range reasons {

@@ -8,15 +8,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/botix/public-api/internal/testkit"
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/sdk/webhook"
 )
 
-func TestMain(m *testing.M) { testkit.Main(m) }
+func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 func TestDynamoDBDeduplicator(t *testing.T) {
-	db := testkit.DynamoDB(t)
-	table := testkit.UniquePrefix() + "processed-events"
+	db := dynamotest.Client(t)
+	table := dynamotest.UniquePrefix() + "processed-events"
 	_, err := db.CreateTable(context.Background(), &dynamodb.CreateTableInput{
 		TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("event_id"), AttributeType: types.ScalarAttributeTypeS}},

@@ -1,4 +1,4 @@
-package testkit
+package localtest
 
 import (
 	"encoding/json"

@@ -1,15 +1,33 @@
-package local
+package ddblocal
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/botix/public-api/infra/template"
 )
+
+// Region is the region of the local stand-in for AWS.
+const Region = "us-east-1"
+
+// Client returns a DynamoDB client of the DynamoDB Local at endpoint.
+func Client(endpoint string, opts ...func(*dynamodb.Options)) *dynamodb.Client {
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(Region), config.WithLogger(logging.Nop{}),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	if err != nil {
+		panic(err) // static configuration cannot fail to load
+	}
+	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
+		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(endpoint), true
+	}}, opts...)...)
+}
 
 // CreateTables creates every table of the template in db, named by
 // nameOf(logicalID), with the template's keys, indexes, stream and TTL.

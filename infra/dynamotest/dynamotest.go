@@ -1,7 +1,10 @@
-// Package testkit gives tests real engines: DynamoDB Local (shared by the
-// packages of one make test run, or started by the test process itself)
-// with uniquely named tables created from template.yaml.
-package testkit
+// Package dynamotest gives tests a real DynamoDB engine: DynamoDB Local
+// (shared by the packages of one make test run, or started by the test
+// process itself) with uniquely named tables created from template.yaml,
+// and client middleware that counts calls or injects faults. It does not
+// link the local runtime: tests of the DynamoDB adapter and of single
+// functions need only the engine.
+package dynamotest
 
 import (
 	"context"
@@ -12,13 +15,9 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/logging"
 
 	"github.com/botix/public-api/infra/ddblocal"
-	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/store"
@@ -31,11 +30,11 @@ var (
 	startErr error
 )
 
-// DynamoDBEndpoint returns the URL of DynamoDB Local: the one make test
+// Endpoint returns the URL of DynamoDB Local: the one make test
 // started (AWS_ENDPOINT_URL_DYNAMODB), or one this process starts. A test
 // that needs DynamoDB never skips: if the engine cannot start, it fails
 // with the reason (Java or npm missing).
-func DynamoDBEndpoint(t testing.TB) string {
+func Endpoint(t testing.TB) string {
 	t.Helper()
 	once.Do(func() {
 		if endpoint = os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"); endpoint != "" {
@@ -62,23 +61,11 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// DynamoDB returns a client of DynamoDB Local with optional client options
+// Client returns a client of DynamoDB Local with optional client options
 // (call counters, fault injection).
-func DynamoDB(t testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
+func Client(t testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	t.Helper()
-	return DynamoDBFromEndpoint(DynamoDBEndpoint(t), opts...)
-}
-
-// DynamoDBFromEndpoint returns a client of the DynamoDB Local at ep.
-func DynamoDBFromEndpoint(ep string, opts ...func(*dynamodb.Options)) *dynamodb.Client {
-	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(local.Region), config.WithLogger(logging.Nop{}),
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	if err != nil {
-		panic(err) // static configuration cannot fail to load
-	}
-	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
-		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(ep), true
-	}}, opts...)...)
+	return ddblocal.Client(Endpoint(t), opts...)
 }
 
 // UniquePrefix returns a fresh prefix for table names.
@@ -92,13 +79,13 @@ func UniquePrefix() string {
 // when the test ends, and returns their names.
 func Tables(t testing.TB) store.Tables {
 	t.Helper()
-	db := DynamoDB(t)
+	db := Client(t)
 	tpl, err := template.LoadRepo()
 	if err != nil {
 		t.Fatal(err)
 	}
 	prefix := UniquePrefix()
-	names, err := local.CreateTables(context.Background(), db, tpl, func(id string) string { return prefix + id })
+	names, err := ddblocal.CreateTables(context.Background(), db, tpl, func(id string) string { return prefix + id })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,15 +105,15 @@ func TablesOf(names map[string]string) store.Tables {
 // Store returns a Store over fresh tables.
 func Store(t testing.TB, opts ...func(*dynamodb.Options)) *store.Store {
 	t.Helper()
-	return store.New(DynamoDB(t, opts...), Tables(t))
+	return store.New(Client(t, opts...), Tables(t))
 }
 
-// Env returns the environment a function gets in the local runtime for
-// tables, so that builders can be called directly in tests.
-func Env(t testing.TB, tables store.Tables, extra map[string]string) app.Env {
+// FunctionEnv returns the environment a function gets in the local runtime
+// for tables, so that builders can be called directly in tests.
+func FunctionEnv(t testing.TB, tables store.Tables, extra map[string]string) app.Env {
 	env := map[string]string{
-		"AWS_REGION": local.Region, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-		"AWS_ENDPOINT_URL_DYNAMODB": DynamoDBEndpoint(t),
+		"AWS_REGION": ddblocal.Region, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+		"AWS_ENDPOINT_URL_DYNAMODB": Endpoint(t),
 		app.EnvDataTable:            tables.Data, app.EnvIdempotencyTable: tables.Idempotency, app.EnvDeliveriesTable: tables.Deliveries,
 	}
 	for k, v := range extra {

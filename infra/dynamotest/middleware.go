@@ -1,4 +1,4 @@
-package testkit
+package dynamotest
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type Calls struct {
 func (c *Calls) Option() func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("testkit.calls", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("dynamotest.calls", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				c.mu.Lock()
 				c.ops = append(c.ops, awsmiddleware.GetOperationName(ctx))
 				c.mu.Unlock()
@@ -141,7 +141,7 @@ var lostResponse = &net.OpError{Op: "read", Net: "tcp", Err: errors.New("connect
 func (f *Faults) Option() func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
-			if err := s.Initialize.Add(middleware.InitializeMiddlewareFunc("testkit.faults.before", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if err := s.Initialize.Add(middleware.InitializeMiddlewareFunc("dynamotest.faults.before", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				if x := f.take(awsmiddleware.GetOperationName(ctx), false); x != nil {
 					err := x.Err
 					if err == nil {
@@ -153,7 +153,7 @@ func (f *Faults) Option() func(*dynamodb.Options) {
 			}), middleware.After); err != nil {
 				return err
 			}
-			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("testkit.faults.after", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("dynamotest.faults.after", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				out, md, err := next.HandleInitialize(ctx, in)
 				if err == nil {
 					if x := f.take(awsmiddleware.GetOperationName(ctx), true); x != nil {

@@ -1,15 +1,16 @@
-package testkit
+// Package localtest starts the local runtime for end-to-end tests and
+// talks to it: projects through the admin function, HTTP calls, webhook
+// receivers, and the sample events of events/.
+package localtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"testing"
 
+	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/admin"
@@ -26,8 +27,8 @@ func Runtime(t testing.TB, cfg local.Config) *local.Runtime {
 		t.Fatal(err)
 	}
 	cfg.Template = tpl
-	cfg.DynamoDBEndpoint = DynamoDBEndpoint(t)
-	cfg.TablePrefix = UniquePrefix()
+	cfg.DynamoDBEndpoint = dynamotest.Endpoint(t)
+	cfg.TablePrefix = dynamotest.UniquePrefix()
 	if os.Getenv("BOTIX_TEST_LOGS") == "" {
 		// Function logs are noise in test output unless asked for.
 		cfg.Options = append([]app.Option{app.WithLogger(slog.New(slog.DiscardHandler))}, cfg.Options...)
@@ -59,52 +60,4 @@ func Project(t testing.TB, rt *local.Runtime, apiKey string) (string, string) {
 		t.Fatal(err)
 	}
 	return resp.Project.ID, resp.APIKey
-}
-
-// Reply is an HTTP response read whole.
-type Reply struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-// JSON decodes the body into v, failing the test on error.
-func (r Reply) JSON(t testing.TB, v any) {
-	t.Helper()
-	if err := json.Unmarshal(r.Body, v); err != nil {
-		t.Fatalf("body %s: %v", r.Body, err)
-	}
-}
-
-// ErrorCode returns the envelope's error code ("" if the body has none).
-func (r Reply) ErrorCode() string {
-	var env struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
-	_ = json.Unmarshal(r.Body, &env)
-	return env.Error.Code
-}
-
-// Do sends a request; headers are name, value pairs.
-func Do(t testing.TB, method, url string, body []byte, headers ...string) Reply {
-	t.Helper()
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
