@@ -11,8 +11,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -20,6 +22,7 @@ import (
 	"github.com/botix/public-api/infra/ddblocal"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 )
 
@@ -128,9 +131,10 @@ const CursorKeys = "k1:test-cursor-secret-0123456789abcdef0123"
 // PaginationEnv is the pagination configuration of tests: the template's
 // defaults with a test signing key.
 func PaginationEnv() map[string]string {
+	o := pagination.DefaultOffset
 	return map[string]string{
-		app.EnvCursorKeys: CursorKeys, app.EnvOffsetMax: "10000",
-		app.EnvOffsetDeprecated: "2026-05-01T00:00:00Z", app.EnvOffsetSunset: "2027-05-01T00:00:00Z",
-		app.EnvOffsetDocsURL: "https://developers.botix.pro/changelog/cursor-pagination", app.EnvOffsetTimeBudget: "5s",
+		app.EnvCursorKeys: CursorKeys, app.EnvOffsetMax: strconv.Itoa(o.Max),
+		app.EnvOffsetDeprecated: o.DeprecatedAt.Format(time.RFC3339), app.EnvOffsetSunset: o.SunsetAt.Format(time.RFC3339),
+		app.EnvOffsetDocsURL: o.DocsURL, app.EnvOffsetTimeBudget: o.TimeBudget.String(),
 	}
 }

@@ -8,12 +8,11 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
-	"reflect"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"unicode"
 
 	"github.com/botix/public-api/infra/functions"
 	"github.com/botix/public-api/infra/template"
@@ -53,8 +52,43 @@ func builders() map[string]any {
 	return out
 }
 
-func funcName(f any) string {
-	return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name()
+// registeredNames reads internal/app/registry's maps as written: logical
+// id -> the name of the app builder it maps to.
+func registeredNames(t *testing.T, root string) map[string]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, "internal", "app", "registry", "registry.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		kv, ok := n.(*ast.KeyValueExpr)
+		if !ok {
+			return true
+		}
+		key, kok := kv.Key.(*ast.BasicLit)
+		val, vok := kv.Value.(*ast.SelectorExpr)
+		if kok && vok {
+			out[strings.Trim(key.Value, `"`)] = val.Sel.Name
+		}
+		return true
+	})
+	return out
+}
+
+// kebab turns CreateContact into create-contact.
+func kebab(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func TestEveryFunctionHasABuilderAndEveryBuilderAFunction(t *testing.T) {
@@ -109,11 +143,21 @@ func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 		}
 		usedDirs[dir] = id
 	}
+	registered := registeredNames(t, root)
 	for id, fn := range tpl.Functions() {
 		t.Run(id, func(t *testing.T) {
+			// One name per function: the logical id without "Function" names
+			// the builder, and in kebab case the directory.
+			name := strings.TrimSuffix(id, "Function")
 			dir, ok := dirOf[id]
 			if !ok {
 				t.Fatalf("Makefile has no target build-%s", id)
+			}
+			if dir != kebab(name) {
+				t.Errorf("build-%s builds functions/%s; name it functions/%s", id, dir, kebab(name))
+			}
+			if registered[id] != name {
+				t.Errorf("internal/app/registry maps %s to app.%s; name the builder app.%s", id, registered[id], name)
 			}
 			if got := tpl.Resources[id].Metadata["BuildMethod"]; got != "makefile" {
 				t.Errorf("Metadata.BuildMethod = %v, want makefile", got)
@@ -126,10 +170,8 @@ func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 			if arch, _ := fn.Properties["Architectures"].([]any); len(arch) != 1 || arch[0] != "arm64" {
 				t.Errorf("Architectures = %v, want [arm64]", fn.Properties["Architectures"])
 			}
-			want := funcName(builders()[id])
-			got := mainBuilder(t, filepath.Join(root, "functions", dir, "main.go"))
-			if got != want {
-				t.Errorf("functions/%s/main.go starts %s, but internal/app registers %s for %s", dir, got, want, id)
+			if got := mainBuilder(t, filepath.Join(root, "functions", dir, "main.go")); got != name {
+				t.Errorf("functions/%s/main.go starts app.%s; it must start app.%s", dir, got, name)
 			}
 		})
 	}
@@ -144,8 +186,8 @@ func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 	}
 }
 
-// mainBuilder returns the builder a main passes to app.Start, as a fully
-// qualified function name.
+// mainBuilder returns the name of the app builder a main passes to
+// app.Start.
 func mainBuilder(t *testing.T, path string) string {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
@@ -160,7 +202,7 @@ func mainBuilder(t *testing.T, path string) string {
 		}
 		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Start" && len(call.Args) == 1 {
 			if arg, ok := call.Args[0].(*ast.SelectorExpr); ok {
-				name = "github.com/botix/public-api/internal/app." + arg.Sel.Name
+				name = arg.Sel.Name
 			}
 		}
 		return true

@@ -15,8 +15,7 @@ const MaxImportBody = 256 << 10
 
 // Catalog serves /public/v1/catalog.
 type Catalog struct {
-	clock
-	Store *store.Store
+	Deps
 }
 
 // Import is POST /public/v1/catalog/imports: the import (all its items in

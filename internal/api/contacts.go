@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
@@ -16,9 +15,7 @@ import (
 
 // Contacts serves /public/v1/contacts.
 type Contacts struct {
-	clock
-	Store *store.Store
-	Pager *pagination.Pager
+	Deps
 }
 
 // Create is POST /public/v1/contacts: a contact and its contact.created
@@ -55,28 +52,17 @@ func (c *Contacts) Get(ctx context.Context, r *httpapi.Request) (*httpapi.Respon
 // List is GET /public/v1/contacts: newest first, filtered by tag,
 // created_after and created_before (all key conditions).
 func (c *Contacts) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	if err := pagination.CheckParams(r.Query, "tag", "created_after", "created_before"); err != nil {
-		return nil, err
-	}
-	problems, filters := apierr.Problems{}, map[string]string{}
+	q := c.Pager.Params(r)
 	f := store.ContactFilter{
-		After:  timeParam(r, "created_after", filters, problems),
-		Before: timeParam(r, "created_before", filters, problems),
+		Tag:    q.Match("tag", domain.TagPattern, "must be 1-64 letters, digits, '_', '.', ':' or '-'"),
+		After:  q.Time("created_after"),
+		Before: q.Time("created_before"),
 	}
-	if tag := r.Query.Get("tag"); tag != "" {
-		if !domain.TagPattern.MatchString(tag) {
-			problems.Add("tag", "must be 1-64 letters, digits, '_', '.', ':' or '-'")
-		}
-		f.Tag, filters["tag"] = tag, tag
-	}
-	if err := problems.ParamErr(); err != nil {
-		return nil, err
-	}
-	req, err := c.Pager.Parse(r, filters)
+	req, err := q.Page()
 	if err != nil {
 		return nil, err
 	}
-	return listPage[domain.Contact](ctx, c.Store, c.Pager, store.ContactsQuery(r.Project, f), req)
+	return listPage(ctx, c.Store, c.Pager, store.ContactsQuery(r.Project, f), req)
 }
 
 // Count is GET /public/v1/contacts/count: the exact number of contacts,

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
-	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
 )
@@ -22,23 +20,15 @@ const MaxListedEvent = 16 << 10
 // Events serves the event polling API: the fallback when webhooks could
 // not be delivered.
 type Events struct {
-	clock
-	Store *store.Store
-	Pager *pagination.Pager
+	Deps
 }
 
 // List is GET /public/v1/events?type=&since=: the last 30 days, newest
 // first; each event has the body its webhook has.
 func (e *Events) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	if err := pagination.CheckParams(r.Query, "type", "since"); err != nil {
-		return nil, err
-	}
-	problems, filters := apierr.Problems{}, map[string]string{}
-	f := store.EventFilter{Type: enumParam(r, "type", domain.EventTypes, filters, problems), Since: timeParam(r, "since", filters, problems)}
-	if err := problems.ParamErr(); err != nil {
-		return nil, err
-	}
-	req, err := e.Pager.Parse(r, filters)
+	q := e.Pager.Params(r)
+	f := store.EventFilter{Type: q.Enum("type", domain.EventTypes), Since: q.Time("since")}
+	req, err := q.Page()
 	if err != nil {
 		return nil, err
 	}
@@ -46,10 +36,10 @@ func (e *Events) List(ctx context.Context, r *httpapi.Request) (*httpapi.Respons
 	return listPageAs(ctx, e.Store, e.Pager, store.EventsQuery(r.Project, f), req, listedEvent)
 }
 
-func listedEvent(ev store.EventRecord) json.RawMessage {
-	body, err := webhook.Body(ev.Event())
+func listedEvent(ev domain.Event) json.RawMessage {
+	body, err := webhook.Body(ev)
 	if err != nil || len(body) > MaxListedEvent {
-		thin, _ := webhook.ThinBody(ev.Event())
+		thin, _ := webhook.ThinBody(ev)
 		return thin
 	}
 	return body
@@ -64,7 +54,7 @@ func (e *Events) Get(ctx context.Context, r *httpapi.Request) (*httpapi.Response
 	if u, _ := ids.Parse(ids.Event, ev.ID); e.now().Sub(ids.Time(u)) > store.EventRetention {
 		return nil, store.ErrNotFound
 	}
-	body, err := webhook.Body(ev.Event())
+	body, err := webhook.Body(ev)
 	if err != nil {
 		return nil, err
 	}

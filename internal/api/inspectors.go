@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/botix/public-api/internal/httpapi"
-	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 )
 
@@ -21,9 +20,7 @@ const MaxCaptureBody = 1 << 20
 // Inspectors serves the built-in webhook inspector: capture URLs under
 // /inspect/{id} that store whatever is sent to them.
 type Inspectors struct {
-	clock
-	Store *store.Store
-	Pager *pagination.Pager
+	Deps
 }
 
 // Create is POST /public/v1/inspectors: a capture URL on this API, valid
@@ -73,16 +70,13 @@ func (i *Inspectors) Capture(ctx context.Context, r *httpapi.Request) (*httpapi.
 // Requests is GET /public/v1/inspectors/{id}/requests: what the inspector
 // caught, newest first, for its project only.
 func (i *Inspectors) Requests(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	if err := pagination.CheckParams(r.Query); err != nil {
+	req, err := i.Pager.Params(r).Page()
+	if err != nil {
 		return nil, err
 	}
 	insp, err := i.Store.GetInspector(ctx, r.Project, r.PathParams["id"])
 	if err != nil {
 		return nil, err
 	}
-	req, err := i.Pager.Parse(r, nil)
-	if err != nil {
-		return nil, err
-	}
-	return listPage[store.CapturedRequest](ctx, i.Store, i.Pager, store.InspectorRequestsQuery(insp.ID), req)
+	return listPage(ctx, i.Store, i.Pager, store.InspectorRequestsQuery(insp.ID), req)
 }

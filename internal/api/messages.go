@@ -7,15 +7,12 @@ import (
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
-	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 )
 
 // Messages serves /public/v1/messages.
 type Messages struct {
-	clock
-	Store *store.Store
-	Pager *pagination.Pager
+	Deps
 }
 
 // Create is POST /public/v1/messages: a queued message and its
@@ -48,22 +45,16 @@ func (m *Messages) Create(ctx context.Context, r *httpapi.Request) (Outcome, err
 // (a key condition on GSI1) and status (a FilterExpression, within the
 // read budget).
 func (m *Messages) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	if err := pagination.CheckParams(r.Query, "contact_id", "status"); err != nil {
-		return nil, err
-	}
-	problems, filters := apierr.Problems{}, map[string]string{}
+	q := m.Pager.Params(r)
 	f := store.MessageFilter{
-		ContactID: idParam(r, "contact_id", ids.Contact, "a contact id", filters, problems),
-		Status:    enumParam(r, "status", domain.MessageStatuses, filters, problems),
+		ContactID: q.ID("contact_id", ids.Contact, "a contact id"),
+		Status:    q.Enum("status", domain.MessageStatuses),
 	}
-	if err := problems.ParamErr(); err != nil {
-		return nil, err
-	}
-	req, err := m.Pager.Parse(r, filters)
+	req, err := q.Page()
 	if err != nil {
 		return nil, err
 	}
-	return listPage[domain.Message](ctx, m.Store, m.Pager, store.MessagesQuery(r.Project, f), req)
+	return listPage(ctx, m.Store, m.Pager, store.MessagesQuery(r.Project, f), req)
 }
 
 func contactNotFound(id string) error {

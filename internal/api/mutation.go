@@ -8,7 +8,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/httpapi"
@@ -98,18 +97,6 @@ func stored(resp *httpapi.Response) idempotency.Response {
 		}
 	}
 	return idempotency.Response{Status: resp.Status, Headers: h, Body: resp.Body}
-}
-
-// clock is embedded by handlers that mint ids and timestamps.
-type clock struct {
-	Now func() time.Time
-}
-
-func (c clock) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
 }
 
 func created(body any, plan store.Plan) (Outcome, error) {

@@ -13,8 +13,7 @@ import (
 
 // Scenarios serves /public/v1/scenarios.
 type Scenarios struct {
-	clock
-	Store *store.Store
+	Deps
 }
 
 // Run is POST /public/v1/scenarios/{scenario_id}/runs: a started run and

@@ -3,35 +3,24 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
-	"time"
 
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
-	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
 )
 
-// SecretOverlap is how long the previous secret keeps signing after a
-// rotation.
-const SecretOverlap = 24 * time.Hour
-
 // WebhookEndpoints serves /public/v1/webhook-endpoints.
 type WebhookEndpoints struct {
-	clock
-	Store    *store.Store
-	Pager    *pagination.Pager
-	Guard    webhook.Guard
-	Resolver *net.Resolver
+	Deps
 }
 
 // endpointWithSecret is the answer of a creation or rotation: the only
 // times a secret is shown.
 type endpointWithSecret struct {
-	domain.Endpoint
+	webhook.Endpoint
 	Secret string `json:"secret"`
 }
 
@@ -42,22 +31,18 @@ func (w *WebhookEndpoints) Create(ctx context.Context, r *httpapi.Request) (Outc
 		return Outcome{}, err
 	}
 	now := w.now()
-	secret := webhook.NewSecret()
-	ep := domain.Endpoint{ID: ids.New(ids.WebhookEndpoint, now), URL: *in.URL, Events: in.Events, Enabled: true, CreatedAt: ids.Timestamp(now), UpdatedAt: ids.Timestamp(now)}
-	if in.Description != nil {
-		ep.Description = *in.Description
-	}
+	ep := webhook.NewEndpoint(in, ids.New(ids.WebhookEndpoint, now), now)
 	var plan store.Plan
-	if err := w.Store.AddEndpoint(&plan, r.Project, store.EndpointRecord{Secrets: []store.Secret{{Value: secret, CreatedAt: ep.CreatedAt}}, Endpoint: ep}); err != nil {
+	if err := w.Store.AddEndpoint(&plan, r.Project, ep); err != nil {
 		return Outcome{}, err
 	}
-	return created(endpointWithSecret{Endpoint: ep, Secret: secret}, plan)
+	return created(endpointWithSecret{Endpoint: ep, Secret: ep.Secrets[0].Value}, plan)
 }
 
 // decode reads and validates an endpoint body, including the URL's
 // address rules.
-func (w *WebhookEndpoints) decode(ctx context.Context, r *httpapi.Request, create bool) (domain.EndpointInput, error) {
-	var in domain.EndpointInput
+func (w *WebhookEndpoints) decode(ctx context.Context, r *httpapi.Request, create bool) (webhook.EndpointInput, error) {
+	var in webhook.EndpointInput
 	if err := httpapi.Decode(r.Body, &in); err != nil {
 		return in, err
 	}
@@ -67,31 +52,25 @@ func (w *WebhookEndpoints) decode(ctx context.Context, r *httpapi.Request, creat
 			problems.Add("url", problem)
 		}
 	}
-	if !create && in.URL == nil && in.Events == nil && in.Description == nil && in.Enabled == nil {
-		problems.Add("body", "name at least one of url, events, description, enabled")
-	}
 	return in, problems.Err()
 }
 
 // List is GET /public/v1/webhook-endpoints (cursor-paginated).
 func (w *WebhookEndpoints) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	if err := pagination.CheckParams(r.Query); err != nil {
-		return nil, err
-	}
-	req, err := w.Pager.Parse(r, nil)
+	req, err := w.Pager.Params(r).Page()
 	if err != nil {
 		return nil, err
 	}
-	return listPage[domain.Endpoint](ctx, w.Store, w.Pager, store.EndpointsQuery(r.Project), req)
+	return listPage(ctx, w.Store, w.Pager, store.EndpointsQuery(r.Project), req)
 }
 
 // Get is GET /public/v1/webhook-endpoints/{id}.
 func (w *WebhookEndpoints) Get(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	rec, err := w.Store.GetEndpoint(ctx, r.Project, r.PathParams["id"])
+	ep, err := w.Store.Endpoints().Get(ctx, r.Project, r.PathParams["id"])
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.JSON(http.StatusOK, rec.Endpoint)
+	return httpapi.JSON(http.StatusOK, ep)
 }
 
 // Update is PATCH /public/v1/webhook-endpoints/{id}: url, events,
@@ -101,27 +80,11 @@ func (w *WebhookEndpoints) Update(ctx context.Context, r *httpapi.Request) (Outc
 	if err != nil {
 		return Outcome{}, err
 	}
-	rec, err := w.Store.GetEndpoint(ctx, r.Project, r.PathParams["id"])
+	ep, err := w.Store.Endpoints().Get(ctx, r.Project, r.PathParams["id"])
 	if err != nil {
 		return Outcome{}, err
 	}
-	ep := rec.Endpoint
-	ep.UpdatedAt = ids.Timestamp(w.now())
-	if in.URL != nil {
-		ep.URL = *in.URL
-	}
-	if in.Events != nil {
-		ep.Events = in.Events
-	}
-	if in.Description != nil {
-		ep.Description = *in.Description
-	}
-	if in.Enabled != nil {
-		ep.Enabled = *in.Enabled
-		if ep.Enabled {
-			ep.DisabledReason, ep.ConsecutiveFailures = "", 0
-		}
-	}
+	ep = ep.Patch(in, w.now())
 	var plan store.Plan
 	patch := store.EndpointPatch{URL: in.URL, Events: in.Events, Description: in.Description, Enabled: in.Enabled, UpdatedAt: ep.UpdatedAt}
 	if err := w.Store.UpdateEndpoint(&plan, r.Project, ep.ID, patch); err != nil {
@@ -141,65 +104,50 @@ func (w *WebhookEndpoints) Delete(ctx context.Context, r *httpapi.Request) (Outc
 }
 
 // RotateSecret is POST /public/v1/webhook-endpoints/{id}/rotate-secret: a
-// new secret signs from now on; the previous one keeps signing alongside it
-// for SecretOverlap, so receivers can switch without losing a webhook.
+// new secret signs from now on; the previous one keeps signing alongside
+// it for webhook.SecretOverlap (see webhook.Endpoint.Rotate).
 func (w *WebhookEndpoints) RotateSecret(ctx context.Context, r *httpapi.Request) (Outcome, error) {
-	rec, err := w.target(ctx, r)
+	ep, err := w.target(ctx, r)
 	if err != nil {
 		return Outcome{}, err
 	}
 	now := w.now()
-	secret := webhook.NewSecret()
-	overlapEnds := now.Add(SecretOverlap)
-	secrets := []store.Secret{{Value: secret, CreatedAt: ids.Timestamp(now)}}
-	// Every secret still signing keeps signing for its full overlap: the
-	// current one for SecretOverlap from now, older ones until their own
-	// expiry (two rotations in a day must not cut the first one short).
-	for _, old := range rec.Secrets {
-		if old.ExpiresAt != 0 && now.Unix() >= old.ExpiresAt {
-			continue
-		}
-		if old.ExpiresAt == 0 {
-			old.ExpiresAt = overlapEnds.Unix()
-		}
-		secrets = append(secrets, old)
-	}
-	var plan store.Plan
-	ep := rec.Endpoint
+	secret, secrets, previousEnds := ep.Rotate(now)
 	ep.UpdatedAt = ids.Timestamp(now)
+	var plan store.Plan
 	if err := w.Store.UpdateEndpoint(&plan, r.Project, ep.ID, store.EndpointPatch{Secrets: secrets, UpdatedAt: ep.UpdatedAt}); err != nil {
 		return Outcome{}, err
 	}
 	return Outcome{Status: http.StatusOK, Plan: plan, Body: struct {
 		endpointWithSecret
 		PreviousSecretExpiresAt string `json:"previous_secret_expires_at"`
-	}{endpointWithSecret{Endpoint: ep, Secret: secret}, ids.Timestamp(overlapEnds)}}, nil
+	}{endpointWithSecret{Endpoint: ep, Secret: secret}, ids.Timestamp(previousEnds)}}, nil
 }
 
 // Test is POST /public/v1/webhook-endpoints/{id}/test: a webhook.test event
 // through the normal pipeline, to this endpoint only.
 func (w *WebhookEndpoints) Test(ctx context.Context, r *httpapi.Request) (Outcome, error) {
-	rec, err := w.target(ctx, r)
+	ep, err := w.target(ctx, r)
 	if err != nil {
 		return Outcome{}, err
 	}
 	now := w.now()
-	data, err := json.Marshal(map[string]string{"id": rec.ID, "endpoint_id": rec.ID, "message": "This is a test event from BOTIX."})
+	data, err := json.Marshal(map[string]string{"id": ep.ID, "endpoint_id": ep.ID, "message": "This is a test event from BOTIX."})
 	if err != nil {
 		return Outcome{}, err
 	}
 	ev := store.NewEvent(r.Project, domain.EventWebhookTest, data, now)
 	var plan store.Plan
-	if err := w.Store.AddEvent(&plan, ev, rec.ID); err != nil {
+	if err := w.Store.AddEvent(&plan, ev, ep.ID); err != nil {
 		return Outcome{}, err
 	}
-	return accepted(map[string]string{"event_id": ev.ID, "endpoint_id": rec.ID, "status": "queued"}, plan)
+	return accepted(map[string]string{"event_id": ev.ID, "endpoint_id": ep.ID, "status": "queued"}, plan)
 }
 
 // target is the endpoint an action without a body (rotate, test) is about.
-func (w *WebhookEndpoints) target(ctx context.Context, r *httpapi.Request) (store.EndpointRecord, error) {
+func (w *WebhookEndpoints) target(ctx context.Context, r *httpapi.Request) (webhook.Endpoint, error) {
 	if err := httpapi.Decode(r.Body, &struct{}{}); err != nil {
-		return store.EndpointRecord{}, err
+		return webhook.Endpoint{}, err
 	}
-	return w.Store.GetEndpoint(ctx, r.Project, r.PathParams["id"])
+	return w.Store.Endpoints().Get(ctx, r.Project, r.PathParams["id"])
 }

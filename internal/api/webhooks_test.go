@@ -84,13 +84,13 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 		if r.StatusCode != 200 || !strings.Contains(r.Body, `"enabled":false`) || !strings.Contains(r.Body, `"events":["*"]`) {
 			t.Fatalf("%d %s", r.StatusCode, r.Body)
 		}
-		if err := h.store.DisableEndpoint(context.Background(), h.project, ep.ID, "test"); err != nil {
+		if err := h.store.Endpoints().Disable(context.Background(), h.project, ep.ID, "test", time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		r = call(t, update, h.endpointReq("PATCH", "PATCH /public/v1/webhook-endpoints/{id}", "/public/v1/webhook-endpoints/"+ep.ID, `{"enabled":true}`, map[string]string{"id": ep.ID}))
-		rec, _ := h.store.GetEndpoint(context.Background(), h.project, ep.ID)
+		rec, _ := h.store.Endpoints().Get(context.Background(), h.project, ep.ID)
 		if r.StatusCode != 200 || !rec.Enabled || rec.DisabledReason != "" {
-			t.Fatalf("%d %s / %+v", r.StatusCode, r.Body, rec.Endpoint)
+			t.Fatalf("%d %s / %+v", r.StatusCode, r.Body, rec)
 		}
 	})
 	t.Run("patch cannot set the secret", func(t *testing.T) {
@@ -109,7 +109,7 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 		if r.StatusCode != 200 || rot.Secret == ep.Secret || rot.Expires == "" {
 			t.Fatalf("%d %s", r.StatusCode, r.Body)
 		}
-		rec, _ := h.store.GetEndpoint(context.Background(), h.project, ep.ID)
+		rec, _ := h.store.Endpoints().Get(context.Background(), h.project, ep.ID)
 		now := time.Now()
 		if got := rec.ActiveSecrets(now); len(got) != 2 || got[0] != rot.Secret || got[1] != ep.Secret {
 			t.Fatalf("active now: %d secrets", len(got))
@@ -119,23 +119,23 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 		}
 	})
 	t.Run("a second rotation within 24 h keeps the first previous secret to its end", func(t *testing.T) {
-		before, _ := h.store.GetEndpoint(context.Background(), h.project, ep.ID)
+		before, _ := h.store.Endpoints().Get(context.Background(), h.project, ep.ID)
 		first := before.Secrets[1] // the secret from creation, signing until its overlap ends
 		r := call(t, rotate, h.endpointReq("POST", "POST /public/v1/webhook-endpoints/{id}/rotate-secret", "/public/v1/webhook-endpoints/"+ep.ID+"/rotate-secret", "", map[string]string{"id": ep.ID}))
 		if r.StatusCode != 200 {
 			t.Fatalf("%d %s", r.StatusCode, r.Body)
 		}
-		rec, _ := h.store.GetEndpoint(context.Background(), h.project, ep.ID)
+		rec, _ := h.store.Endpoints().Get(context.Background(), h.project, ep.ID)
 		active := rec.ActiveSecrets(time.Now())
 		if len(active) != 3 || active[2] != first.Value {
 			t.Fatalf("after two rotations %d secrets sign; the creation secret must still sign", len(active))
 		}
 		for _, sec := range rec.Secrets {
-			if sec.Value == first.Value && sec.ExpiresAt != first.ExpiresAt {
-				t.Fatalf("the first previous secret's expiry moved from %d to %d", first.ExpiresAt, sec.ExpiresAt)
+			if sec.Value == first.Value && !sec.ExpiresAt.Equal(first.ExpiresAt) {
+				t.Fatalf("the first previous secret's expiry moved from %s to %s", first.ExpiresAt, sec.ExpiresAt)
 			}
 		}
-		if got := rec.ActiveSecrets(time.Unix(first.ExpiresAt, 0)); slices.Contains(got, first.Value) {
+		if got := rec.ActiveSecrets(first.ExpiresAt); slices.Contains(got, first.Value) {
 			t.Fatal("the first previous secret signs past its expiry")
 		}
 	})

@@ -28,8 +28,8 @@ import (
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/awsenv"
+	"github.com/botix/public-api/internal/awsqueue"
 	"github.com/botix/public-api/internal/cursor"
-	"github.com/botix/public-api/internal/delivery"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/idempotency"
 	"github.com/botix/public-api/internal/pagination"
@@ -95,7 +95,7 @@ type options struct {
 	now        func() time.Time
 	log        *slog.Logger
 	hooks      idempotency.Hooks
-	deliveries delivery.Hooks
+	deliveries webhook.Hooks
 	calls      CallRecorder
 }
 
@@ -113,7 +113,7 @@ func WithClock(now func() time.Time) Option { return func(x *options) { x.now = 
 func WithMutationHooks(h idempotency.Hooks) Option { return func(x *options) { x.hooks = h } }
 
 // WithDeliveryHooks installs test hooks in the webhook pipeline.
-func WithDeliveryHooks(h delivery.Hooks) Option { return func(x *options) { x.deliveries = h } }
+func WithDeliveryHooks(h webhook.Hooks) Option { return func(x *options) { x.deliveries = h } }
 
 // WithLogger replaces the JSON logger on stdout.
 func WithLogger(l *slog.Logger) Option { return func(x *options) { x.log = l } }
@@ -179,23 +179,19 @@ func (c *core) authenticator() *auth.Cached {
 	return &auth.Cached{Keys: c.store, NotFound: store.IsNotFound, TTL: time.Minute, NegativeTTL: 5 * time.Second, Now: c.opts.now}
 }
 
-// endpoint returns the Lambda handler of an authenticated API route.
-func (c *core) endpoint(h httpapi.Handler, maxBody int) HTTPHandler {
-	e := &httpapi.Endpoint{Handler: h, Auth: c.authenticator(), MaxBody: maxBody, Log: c.log, Now: c.opts.now}
-	return e.Serve
-}
-
-// mutation returns the Lambda handler of an authenticated, idempotent
-// mutating route.
-func (c *core) mutation(op api.Op, maxBody int) HTTPHandler {
-	m := &api.Mutations{Runner: &idempotency.Runner{Store: c.store.Idempotency(), Answer: api.FinalAnswer, Log: c.log, Hooks: c.opts.hooks, Now: c.opts.now}}
-	return c.endpoint(m.Handler(op), maxBody)
-}
-
-// publicEndpoint returns the Lambda handler of a route without auth.
-func (c *core) publicEndpoint(h httpapi.Handler, maxBody int) HTTPHandler {
+// endpoint returns the Lambda handler of an API route: authenticated or
+// public, with a body limit (0: the default).
+func (c *core) endpoint(h httpapi.Handler, maxBody int, authenticated bool) HTTPHandler {
 	e := &httpapi.Endpoint{Handler: h, MaxBody: maxBody, Log: c.log, Now: c.opts.now}
+	if authenticated {
+		e.Auth = c.authenticator()
+	}
 	return e.Serve
+}
+
+// mutations runs mutating routes under pillar 1.
+func (c *core) mutations() *api.Mutations {
+	return &api.Mutations{Runner: &idempotency.Runner{Store: c.store.Idempotency(), Answer: api.FinalAnswer, Log: c.log, Hooks: c.opts.hooks, Now: c.opts.now}}
 }
 
 // pager reads the pagination configuration: cursor signing keys and the
@@ -236,6 +232,11 @@ func (c *core) sqs() *sqs.Client {
 			o.APIOptions = append(o.APIOptions, recordCalls(c.opts.calls))
 		}
 	})
+}
+
+// queue is the delivery queue of this function's environment.
+func (c *core) queue() *awsqueue.Queue {
+	return &awsqueue.Queue{SQS: c.sqs(), URL: c.env.required(EnvDeliveryQueueURL)}
 }
 
 func (c *core) scheduler() *scheduler.Client {

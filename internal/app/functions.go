@@ -6,10 +6,111 @@ import (
 
 	"github.com/botix/public-api/internal/admin"
 	"github.com/botix/public-api/internal/api"
+	"github.com/botix/public-api/internal/awsqueue"
 	"github.com/botix/public-api/internal/catalogapply"
-	"github.com/botix/public-api/internal/delivery"
+	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/outbox"
 	"github.com/botix/public-api/internal/webhook"
 )
+
+// The functions of template.yaml. Each builder is named after its logical
+// id without "Function" and its functions/ directory after the same name
+// in kebab case (a test checks); an API function names the handler method
+// that serves its route.
+var (
+	NotFound = public((*api.Fallback).NotFound, 0)
+
+	CreateContact = mutation((*api.Contacts).Create, 0)
+	GetContact    = read((*api.Contacts).Get)
+	ListContacts  = list((*api.Contacts).List)
+	CountContacts = read((*api.Contacts).Count)
+	SendMessage   = mutation((*api.Messages).Create, 0)
+	ListMessages  = list((*api.Messages).List)
+	ImportCatalog = mutation((*api.Catalog).Import, api.MaxImportBody)
+	RunScenario   = mutation((*api.Scenarios).Run, 0)
+
+	CreateWebhookEndpoint = mutation((*api.WebhookEndpoints).Create, 0)
+	ListWebhookEndpoints  = list((*api.WebhookEndpoints).List)
+	GetWebhookEndpoint    = read((*api.WebhookEndpoints).Get)
+	UpdateWebhookEndpoint = mutation((*api.WebhookEndpoints).Update, 0)
+	DeleteWebhookEndpoint = mutation((*api.WebhookEndpoints).Delete, 0)
+	RotateWebhookSecret   = mutation((*api.WebhookEndpoints).RotateSecret, 0)
+	TestWebhookEndpoint   = mutation((*api.WebhookEndpoints).Test, 0)
+
+	ListDeliveries   = list((*api.Deliveries).List)
+	GetDelivery      = read((*api.Deliveries).Get)
+	RetryDelivery    = mutation((*api.Deliveries).Retry, 0)
+	RedirectDelivery = mutation((*api.Deliveries).Redirect, 0)
+
+	CreateInspector       = mutation((*api.Inspectors).Create, 0)
+	CaptureInspector      = public((*api.Inspectors).Capture, api.MaxCaptureBody)
+	ListInspectorRequests = list((*api.Inspectors).Requests)
+
+	ListEvents = list((*api.Events).List)
+	GetEvent   = read((*api.Events).Get)
+)
+
+// handlerSet is a handler set of package api: a struct embedding api.Deps.
+type handlerSet[S any] interface {
+	*S
+	Use(api.Deps)
+}
+
+type (
+	serveFunc[PS any] = func(PS, context.Context, *httpapi.Request) (*httpapi.Response, error)
+	opFunc[PS any]    = func(PS, context.Context, *httpapi.Request) (api.Outcome, error)
+)
+
+// newSet builds a handler set over the function's core; lists get the
+// pager, which needs the cursor keys only list functions are given.
+func newSet[S any, PS handlerSet[S]](c *core, paged bool) PS {
+	deps := api.Deps{Store: c.store, Guard: c.guard(), Resolver: net.DefaultResolver, Now: c.opts.now}
+	if paged {
+		deps.Pager = c.pager()
+	}
+	var set S
+	PS(&set).Use(deps)
+	return &set
+}
+
+// httpRoute builds an API function served by serve under the common HTTP
+// contract: auth unless public, the body limit (0: the default).
+func httpRoute[S any, PS handlerSet[S]](serve serveFunc[PS], authenticated, paged bool, maxBody int) Builder[HTTPHandler] {
+	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+		return build(ctx, env, opts, func(c *core) HTTPHandler {
+			set := newSet[S, PS](c, paged)
+			h := func(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) { return serve(set, ctx, r) }
+			return c.endpoint(h, maxBody, authenticated)
+		})
+	}
+}
+
+// read builds an authenticated route that changes nothing.
+func read[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
+	return httpRoute[S, PS](serve, true, false, 0)
+}
+
+// list builds an authenticated, cursor-paginated route.
+func list[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
+	return httpRoute[S, PS](serve, true, true, 0)
+}
+
+// public builds a route without auth.
+func public[S any, PS handlerSet[S]](serve serveFunc[PS], maxBody int) Builder[HTTPHandler] {
+	return httpRoute[S, PS](serve, false, false, maxBody)
+}
+
+// mutation builds an authenticated, idempotent route: op runs under
+// pillar 1 (see api.Mutations).
+func mutation[S any, PS handlerSet[S]](op opFunc[PS], maxBody int) Builder[HTTPHandler] {
+	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+		return build(ctx, env, opts, func(c *core) HTTPHandler {
+			set := newSet[S, PS](c, false)
+			m := c.mutations()
+			return c.endpoint(m.Handler(func(ctx context.Context, r *httpapi.Request) (api.Outcome, error) { return op(set, ctx, r) }), maxBody, true)
+		})
+	}
+}
 
 // build wires one function: its core (clients, store, logger) and then its
 // handler. Configuration problems found while wiring — missing or malformed
@@ -24,200 +125,6 @@ func build[H any](ctx context.Context, env Env, opts []Option, wire func(c *core
 	return h, c.env.err()
 }
 
-// NotFound builds the $default route: 404 NOT_FOUND for unmatched requests.
-func NotFound(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.publicEndpoint(api.NotFound, 0) })
-}
-
-func contacts(c *core) *api.Contacts {
-	h := &api.Contacts{Store: c.store}
-	h.Now = c.opts.now
-	return h
-}
-
-// CreateContact builds POST /public/v1/contacts.
-func CreateContact(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(contacts(c).Create, 0) })
-}
-
-// GetContact builds GET /public/v1/contacts/{id}.
-func GetContact(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.endpoint(contacts(c).Get, 0) })
-}
-
-// ListContacts builds GET /public/v1/contacts.
-func ListContacts(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		h := contacts(c)
-		h.Pager = c.pager()
-		return c.endpoint(h.List, 0)
-	})
-}
-
-// CountContacts builds GET /public/v1/contacts/count.
-func CountContacts(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.endpoint(contacts(c).Count, 0) })
-}
-
-func messages(c *core) *api.Messages {
-	h := &api.Messages{Store: c.store}
-	h.Now = c.opts.now
-	return h
-}
-
-// SendMessage builds POST /public/v1/messages.
-func SendMessage(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(messages(c).Create, 0) })
-}
-
-// ListMessages builds GET /public/v1/messages.
-func ListMessages(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		h := messages(c)
-		h.Pager = c.pager()
-		return c.endpoint(h.List, 0)
-	})
-}
-
-// ImportCatalog builds POST /public/v1/catalog/imports.
-func ImportCatalog(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		h := &api.Catalog{Store: c.store}
-		h.Now = c.opts.now
-		return c.mutation(h.Import, api.MaxImportBody)
-	})
-}
-
-// RunScenario builds POST /public/v1/scenarios/{scenario_id}/runs.
-func RunScenario(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		h := &api.Scenarios{Store: c.store}
-		h.Now = c.opts.now
-		return c.mutation(h.Run, 0)
-	})
-}
-
-// webhookEndpoints is the handler set of /public/v1/webhook-endpoints.
-func webhookEndpoints(c *core) *api.WebhookEndpoints {
-	h := &api.WebhookEndpoints{Store: c.store, Guard: c.guard(), Resolver: net.DefaultResolver}
-	h.Now = c.opts.now
-	return h
-}
-
-// CreateWebhookEndpoint builds POST /public/v1/webhook-endpoints.
-func CreateWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(webhookEndpoints(c).Create, 0) })
-}
-
-// ListWebhookEndpoints builds GET /public/v1/webhook-endpoints.
-func ListWebhookEndpoints(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		h := webhookEndpoints(c)
-		h.Pager = c.pager()
-		return c.endpoint(h.List, 0)
-	})
-}
-
-// GetWebhookEndpoint builds GET /public/v1/webhook-endpoints/{id}.
-func GetWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.endpoint(webhookEndpoints(c).Get, 0) })
-}
-
-// UpdateWebhookEndpoint builds PATCH /public/v1/webhook-endpoints/{id}.
-func UpdateWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(webhookEndpoints(c).Update, 0) })
-}
-
-// DeleteWebhookEndpoint builds DELETE /public/v1/webhook-endpoints/{id}.
-func DeleteWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(webhookEndpoints(c).Delete, 0) })
-}
-
-// RotateWebhookSecret builds POST /public/v1/webhook-endpoints/{id}/rotate-secret.
-func RotateWebhookSecret(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(webhookEndpoints(c).RotateSecret, 0) })
-}
-
-// TestWebhookEndpoint builds POST /public/v1/webhook-endpoints/{id}/test.
-func TestWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(webhookEndpoints(c).Test, 0) })
-}
-
-func deliveries(c *core) *api.Deliveries {
-	h := &api.Deliveries{Store: c.store}
-	h.Now = c.opts.now
-	return h
-}
-
-// ListDeliveries builds GET /public/v1/webhook-deliveries.
-func ListDeliveries(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		h := deliveries(c)
-		h.Pager = c.pager()
-		return c.endpoint(h.List, 0)
-	})
-}
-
-// GetDelivery builds GET /public/v1/webhook-deliveries/{id}.
-func GetDelivery(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.endpoint(deliveries(c).Get, 0) })
-}
-
-// RetryDelivery builds POST /public/v1/webhook-deliveries/{id}/retry.
-func RetryDelivery(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(deliveries(c).Retry, 0) })
-}
-
-// RedirectDelivery builds POST /public/v1/webhook-deliveries/{id}/redirect.
-func RedirectDelivery(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(deliveries(c).Redirect, 0) })
-}
-
-func inspectors(c *core) *api.Inspectors {
-	h := &api.Inspectors{Store: c.store}
-	h.Now = c.opts.now
-	return h
-}
-
-// CreateInspector builds POST /public/v1/inspectors.
-func CreateInspector(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.mutation(inspectors(c).Create, 0) })
-}
-
-// CaptureInspector builds ANY /inspect/{id}: the public capture URL.
-func CaptureInspector(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.publicEndpoint(inspectors(c).Capture, api.MaxCaptureBody) })
-}
-
-// ListInspectorRequests builds GET /public/v1/inspectors/{id}/requests.
-func ListInspectorRequests(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		h := inspectors(c)
-		h.Pager = c.pager()
-		return c.endpoint(h.Requests, 0)
-	})
-}
-
-func eventPolling(c *core) *api.Events {
-	h := &api.Events{Store: c.store}
-	h.Now = c.opts.now
-	return h
-}
-
-// ListEvents builds GET /public/v1/events.
-func ListEvents(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		h := eventPolling(c)
-		h.Pager = c.pager()
-		return c.endpoint(h.List, 0)
-	})
-}
-
-// GetEvent builds GET /public/v1/events/{id}.
-func GetEvent(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler { return c.endpoint(eventPolling(c).Get, 0) })
-}
-
 // CatalogApply builds the catalog applier (DynamoDB stream consumer).
 func CatalogApply(ctx context.Context, env Env, opts ...Option) (StreamHandler, error) {
 	return build(ctx, env, opts, func(c *core) StreamHandler {
@@ -229,19 +136,16 @@ func CatalogApply(ctx context.Context, env Env, opts ...Option) (StreamHandler, 
 // Dispatch builds the dispatcher (DynamoDB stream consumer).
 func Dispatch(ctx context.Context, env Env, opts ...Option) (StreamHandler, error) {
 	return build(ctx, env, opts, func(c *core) StreamHandler {
-		d := &delivery.Dispatcher{Store: c.store, SQS: c.sqs(), QueueURL: c.env.required(EnvDeliveryQueueURL), Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now}
-		return d.Handle
+		d := &webhook.Dispatcher{Endpoints: c.store.Endpoints(), Deliveries: c.store.Deliveries(), Queue: c.queue(), Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now}
+		o := &outbox.Consumer{Dispatcher: d, Log: c.log}
+		return o.HandleBatch
 	})
 }
 
 // Deliver builds the deliver function (SQS consumer).
 func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error) {
 	return build(ctx, env, opts, func(c *core) QueueHandler {
-		cfg := delivery.Config{
-			QueueURL: c.env.required(EnvDeliveryQueueURL), QueueARN: c.env.required(EnvDeliveryQueueARN),
-			DeadLetterURL: c.env.required(EnvDeadLetterQueueURL), ScheduleGroup: c.env.required(EnvScheduleGroup),
-			SchedulerRoleARN: c.env.required(EnvSchedulerRoleARN), AutoDisableAfter: c.env.duration(EnvAutoDisableAfter),
-		}
+		cfg := webhook.Config{AutoDisableAfter: c.env.duration(EnvAutoDisableAfter)}
 		if s := c.env.required(EnvRetrySchedule); s != "" {
 			sched, err := webhook.ParseSchedule(s)
 			if err != nil {
@@ -249,9 +153,16 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 			}
 			cfg.Schedule = sched
 		}
-		sender := delivery.NewSender(c.guard(), c.env.duration(EnvConnectTimeout), c.env.duration(EnvReadTimeout))
-		d := &delivery.Deliverer{Store: c.store, SQS: c.sqs(), Scheduler: c.scheduler(), Sender: sender, Config: cfg, Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now}
-		return d.Handle
+		q := c.queue()
+		q.DeadLetterURL = c.env.required(EnvDeadLetterQueueURL)
+		d := &webhook.Deliverer{
+			Deliveries: c.store.Deliveries(), Endpoints: c.store.Endpoints(), Queue: q,
+			Scheduler: &awsqueue.Scheduler{Client: c.scheduler(), Group: c.env.required(EnvScheduleGroup), QueueARN: c.env.required(EnvDeliveryQueueARN), RoleARN: c.env.required(EnvSchedulerRoleARN)},
+			Poster:    webhook.NewSender(c.guard(), c.env.duration(EnvConnectTimeout), c.env.duration(EnvReadTimeout)),
+			Config:    cfg, Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now,
+		}
+		consumer := &awsqueue.Consumer{Handle: d.Handle, SQS: q.SQS, QueueURL: q.URL, Log: c.log}
+		return consumer.HandleBatch
 	})
 }
 
@@ -259,7 +170,9 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 // queue, filtered by project, endpoint and event type.
 func Redrive(ctx context.Context, env Env, opts ...Option) (InvokeHandler, error) {
 	return build(ctx, env, opts, func(c *core) InvokeHandler {
-		r := &delivery.Redriver{Store: c.store, SQS: c.sqs(), QueueURL: c.env.required(EnvDeliveryQueueURL), DeadLetterURL: c.env.required(EnvDeadLetterQueueURL), Log: c.log}
+		q := c.queue()
+		q.DeadLetterURL = c.env.required(EnvDeadLetterQueueURL)
+		r := &webhook.Redriver{DeadLetters: q, Deliveries: c.store.Deliveries(), Log: c.log}
 		return invoke(c.log, r.Redrive)
 	})
 }

@@ -7,21 +7,34 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/cursor"
 	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/ids"
 )
 
 // Limits of a page.
 const (
 	DefaultLimit = 20
 	MaxLimit     = 200
-	// DefaultOffsetMax is the largest offset offset mode serves by default.
-	DefaultOffsetMax = 10000
 )
+
+// DefaultOffset is the deprecated offset mode's policy unless a deployment
+// sets another; template.yaml's parameter defaults must equal it (a test
+// checks).
+var DefaultOffset = Offset{
+	Max:          10000,
+	DeprecatedAt: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC),
+	SunsetAt:     time.Date(2027, 5, 1, 0, 0, 0, 0, time.UTC),
+	DocsURL:      "https://developers.botix.pro/changelog/cursor-pagination",
+	TimeBudget:   5 * time.Second,
+}
 
 // Offset is the policy of the deprecated offset mode.
 type Offset struct {
@@ -72,7 +85,7 @@ type Request struct {
 
 // Parse reads the paging parameters of a list request whose filters, in
 // normalised form, are filters; other query parameters are the endpoint's
-// business (see CheckParams).
+// business. Handlers read filters through Params, which calls it.
 func (p *Pager) Parse(r *httpapi.Request, filters map[string]string) (Request, error) {
 	q := r.Query
 	req := Request{binding: cursor.Binding{Project: r.Project, Endpoint: r.Route, Filters: cursor.Normalize(filters)}}
@@ -197,4 +210,98 @@ func (p *Pager) deprecationHeaders(h http.Header) {
 	h.Set("Deprecation", "@"+strconv.FormatInt(p.Offset.DeprecatedAt.Unix(), 10))
 	h.Set("Sunset", p.Offset.SunsetAt.UTC().Format(http.TimeFormat))
 	h.Set("Link", "<"+p.Offset.DocsURL+">; rel=\"deprecation\"")
+}
+
+// Params reads the query of one list request. Each filter a handler reads
+// through it is, by the same call, validated, declared known and bound to
+// the cursor, so that a filter can never be accepted without being bound
+// (a cursor issued for one filter reused with another). Page finishes the
+// reading.
+type Params struct {
+	pager    *Pager
+	r        *httpapi.Request
+	known    []string
+	bound    map[string]string
+	problems apierr.Problems
+}
+
+// Params starts reading the query of r.
+func (p *Pager) Params(r *httpapi.Request) *Params {
+	return &Params{pager: p, r: r, bound: map[string]string{}, problems: apierr.Problems{}}
+}
+
+// value declares name and returns its value ("" when absent).
+func (q *Params) value(name string) string {
+	q.known = append(q.known, name)
+	return q.r.Query.Get(name)
+}
+
+// Enum reads a filter that must be one of allowed.
+func (q *Params) Enum(name string, allowed []string) string {
+	v := q.value(name)
+	if v == "" {
+		return ""
+	}
+	if !slices.Contains(allowed, v) {
+		q.problems.Add(name, "must be one of "+strings.Join(allowed, ", "))
+	}
+	q.bound[name] = v
+	return v
+}
+
+// Match reads a filter that must match pattern; problem says what it must
+// be otherwise.
+func (q *Params) Match(name string, pattern *regexp.Regexp, problem string) string {
+	v := q.value(name)
+	if v == "" {
+		return ""
+	}
+	if !pattern.MatchString(v) {
+		q.problems.Add(name, problem)
+	}
+	q.bound[name] = v
+	return v
+}
+
+// ID reads a filter that must be an id with prefix (what names it for
+// people, e.g. "a contact id").
+func (q *Params) ID(name, prefix, what string) string {
+	v := q.value(name)
+	if v == "" {
+		return ""
+	}
+	if _, err := ids.Parse(prefix, v); err != nil {
+		q.problems.Add(name, "must be "+what+" ("+prefix+"_...)")
+	}
+	q.bound[name] = v
+	return v
+}
+
+// Time reads an RFC 3339 filter; its normalised form is what is bound.
+func (q *Params) Time(name string) time.Time {
+	v := q.value(name)
+	if v == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		q.problems.Add(name, "must be an RFC 3339 time such as 2026-11-29T08:00:00Z")
+		return time.Time{}
+	}
+	q.bound[name] = t.UTC().Format(time.RFC3339Nano)
+	return t
+}
+
+// Page refuses parameters that are neither paging parameters nor a filter
+// read so far (INVALID_PARAMETER: a typo must not silently widen a list),
+// then reports the filters' problems, then parses the paging parameters
+// with the cursor bound to the filters read.
+func (q *Params) Page() (Request, error) {
+	if err := CheckParams(q.r.Query, q.known...); err != nil {
+		return Request{}, err
+	}
+	if err := q.problems.ParamErr(); err != nil {
+		return Request{}, err
+	}
+	return q.pager.Parse(q.r, q.bound)
 }

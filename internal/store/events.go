@@ -16,8 +16,8 @@ const EventRetention = 30 * 24 * time.Hour
 // stream filter in template.yaml selects INSERTs of it.
 const EntityEvent = "event"
 
-// EventRecord is a stored outbox event.
-type EventRecord struct {
+// eventItem is a stored outbox event.
+type eventItem struct {
 	PK        string `dynamodbav:"pk"`
 	SK        string `dynamodbav:"sk"`
 	GSI1PK    string `dynamodbav:"gsi1pk"`
@@ -46,7 +46,7 @@ func (s *Store) AddEvent(p *Plan, ev domain.Event, targetEndpoint string) error 
 	if err != nil {
 		return err
 	}
-	w, err := put(s.Tables.Data, EventRecord{
+	w, err := put(s.Tables.Data, eventItem{
 		PK: scoped(ev.ProjectID, "EVT"), SK: u.String(), GSI1PK: eventTypePK(ev.ProjectID, ev.Type), GSI1SK: u.String(),
 		Entity: EntityEvent, ID: ev.ID, Type: ev.Type, CreatedAt: ev.CreatedAt, ProjectID: ev.ProjectID,
 		Data: string(ev.Data), TargetEndpoint: targetEndpoint,
@@ -59,8 +59,8 @@ func (s *Store) AddEvent(p *Plan, ev domain.Event, targetEndpoint string) error 
 	return nil
 }
 
-// Event returns the public event.
-func (it EventRecord) Event() domain.Event {
+// event returns the public event.
+func (it eventItem) event() domain.Event {
 	return domain.Event{ID: it.ID, Type: it.Type, CreatedAt: it.CreatedAt, ProjectID: it.ProjectID, Data: []byte(it.Data)}
 }
 
@@ -72,22 +72,24 @@ type EventFilter struct {
 }
 
 // EventsQuery lists a project's events, newest first.
-func EventsQuery(project string, f EventFilter) Query {
+func EventsQuery(project string, f EventFilter) List[domain.Event] {
 	q := Query{PartitionAttr: attrPK, Partition: scoped(project, "EVT"), SortAttr: attrSK}
 	if f.Type != "" {
 		q = Query{Index: IndexGSI1, PartitionAttr: attrGSI1PK, Partition: eventTypePK(project, f.Type), SortAttr: attrGSI1SK}
 	}
 	q.From, _ = ulidRange(f.Since, time.Time{})
-	return q
+	return listOf(q, eventItem.event)
 }
 
 // GetEvent returns an event of project, or NOT_FOUND.
-func (s *Store) GetEvent(ctx context.Context, project, id string) (EventRecord, error) {
+func (s *Store) GetEvent(ctx context.Context, project, id string) (domain.Event, error) {
 	u, err := ids.Parse(ids.Event, id)
 	if err != nil {
-		return EventRecord{}, ErrNotFound
+		return domain.Event{}, ErrNotFound
 	}
-	var ev EventRecord
-	err = s.get(ctx, s.Tables.Data, key(scoped(project, "EVT"), u.String()), &ev)
-	return ev, err
+	var it eventItem
+	if err := s.get(ctx, s.Tables.Data, key(scoped(project, "EVT"), u.String()), &it); err != nil {
+		return domain.Event{}, err
+	}
+	return it.event(), nil
 }

@@ -41,15 +41,7 @@ func (it idemItem) record() idempotency.Record {
 }
 
 func decodeIdempotencyRecord(item map[string]types.AttributeValue) (*idempotency.Record, error) {
-	if item == nil {
-		return nil, nil
-	}
-	var it idemItem
-	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-		return nil, err
-	}
-	r := it.record()
-	return &r, nil
+	return decodeAs(item, idemItem.record)
 }
 
 // IdempotencyRecords is the idempotency table: the DynamoDB side of

@@ -123,6 +123,7 @@ func (s *Store) Capture(ctx context.Context, inspectorID string, req CapturedReq
 }
 
 // InspectorRequestsQuery lists what an inspector caught, newest first.
-func InspectorRequestsQuery(inspectorID string) Query {
-	return Query{PartitionAttr: attrPK, Partition: inspectorPK(inspectorID), SortAttr: attrSK, From: "REQ#", To: "REQ#~"}
+func InspectorRequestsQuery(inspectorID string) List[CapturedRequest] {
+	q := Query{PartitionAttr: attrPK, Partition: inspectorPK(inspectorID), SortAttr: attrSK, From: "REQ#", To: "REQ#~"}
+	return listOf(q, func(r CapturedRequest) CapturedRequest { return r })
 }

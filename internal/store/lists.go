@@ -5,6 +5,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
 )
 
@@ -17,13 +18,13 @@ type ContactFilter struct {
 }
 
 // ContactsQuery is the list query of a project's contacts, newest first.
-func ContactsQuery(project string, f ContactFilter) Query {
+func ContactsQuery(project string, f ContactFilter) List[domain.Contact] {
 	q := Query{PartitionAttr: attrPK, Partition: scoped(project, kindContacts), SortAttr: attrSK}
 	if f.Tag != "" {
 		q.Partition = contactTagPK(project, f.Tag)
 	}
 	q.From, q.To = ulidRange(f.After, f.Before)
-	return q
+	return listOf(q, func(it contactItem) domain.Contact { return it.Contact })
 }
 
 // ulidRange turns an exclusive (after, before) time range into an
@@ -50,7 +51,7 @@ type MessageFilter struct {
 }
 
 // MessagesQuery is the list query of a project's messages, newest first.
-func MessagesQuery(project string, f MessageFilter) Query {
+func MessagesQuery(project string, f MessageFilter) List[domain.Message] {
 	q := Query{PartitionAttr: attrPK, Partition: scoped(project, kindMessages), SortAttr: attrSK}
 	if f.ContactID != "" {
 		q = Query{Index: IndexGSI1, PartitionAttr: attrGSI1PK, Partition: contactMessagesPK(project, f.ContactID), SortAttr: attrGSI1SK}
@@ -60,5 +61,5 @@ func MessagesQuery(project string, f MessageFilter) Query {
 		q.Names = map[string]string{"#status": "status"}
 		q.Values = map[string]types.AttributeValue{":status": str(f.Status)}
 	}
-	return q
+	return listOf(q, func(it messageItem) domain.Message { return it.Message })
 }

@@ -118,5 +118,33 @@ func (s *Store) get(ctx context.Context, table string, k map[string]string, out 
 	return attributevalue.UnmarshalMap(res.Item, out)
 }
 
+// getAs reads the item at k as I and returns it as T; notFound when there
+// is none.
+func getAs[I, T any](ctx context.Context, s *Store, table string, k map[string]string, notFound error, read func(I) T) (T, error) {
+	var it I
+	if err := s.get(ctx, table, k, &it); err != nil {
+		var zero T
+		if IsNotFound(err) {
+			return zero, notFound
+		}
+		return zero, err
+	}
+	return read(it), nil
+}
+
+// decodeAs reads an item that a write returned (ALL_OLD, ALL_NEW) as I
+// and returns it as T; nil when the write found no item.
+func decodeAs[I, T any](av map[string]types.AttributeValue, read func(I) T) (*T, error) {
+	if av == nil {
+		return nil, nil
+	}
+	var it I
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return nil, err
+	}
+	out := read(it)
+	return &out, nil
+}
+
 // IsNotFound reports whether err is ErrNotFound.
 func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -101,9 +102,27 @@ func (q Query) input(start map[string]types.AttributeValue, limit int32) *dynamo
 	return in
 }
 
-// PageResult is one page of a list.
-type PageResult struct {
-	Items []map[string]types.AttributeValue
+// List is a list query whose items read as T.
+type List[T any] struct {
+	Query
+	decode func(map[string]types.AttributeValue) (T, error)
+}
+
+// listOf is the list of q's items, stored as I and read as T.
+func listOf[I, T any](q Query, read func(I) T) List[T] {
+	return List[T]{Query: q, decode: func(av map[string]types.AttributeValue) (T, error) {
+		var it I
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			var zero T
+			return zero, err
+		}
+		return read(it), nil
+	}}
+}
+
+// Page is one page of a list.
+type Page[T any] struct {
+	Items []T
 	// Next is where the next page starts; nil when HasMore is false.
 	Next map[string]string
 	// HasMore is false exactly when the walk is complete. Without a filter
@@ -113,14 +132,31 @@ type PageResult struct {
 	HasMore bool
 }
 
-// QueryPage reads up to limit items after start. It fetches limit+1 (and
+// ReadPage reads up to limit items of l after start (nil: from the top).
+func ReadPage[T any](ctx context.Context, s *Store, l List[T], start map[string]string, limit int) (Page[T], error) {
+	raw, err := s.queryPage(ctx, l.Query, start, limit)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	page := Page[T]{Items: make([]T, 0, len(raw.Items)), Next: raw.Next, HasMore: raw.HasMore}
+	for _, av := range raw.Items {
+		it, err := l.decode(av)
+		if err != nil {
+			return Page[T]{}, err
+		}
+		page.Items = append(page.Items, it)
+	}
+	return page, nil
+}
+
+// queryPage reads up to limit items after start. It fetches limit+1 (and
 // keeps reading past DynamoDB's 1 MB pages and filtered-out items) so that
 // HasMore is exact; without a filter a page that fills from the first read
 // costs exactly one Query.
-func (s *Store) QueryPage(ctx context.Context, q Query, start map[string]string, limit int) (PageResult, error) {
+func (s *Store) queryPage(ctx context.Context, q Query, start map[string]string, limit int) (Page[map[string]types.AttributeValue], error) {
 	exclusive, err := s.startKey(q, start)
 	if err != nil || q.empty() {
-		return PageResult{}, err
+		return Page[map[string]types.AttributeValue]{}, err
 	}
 	var items []map[string]types.AttributeValue
 	budget, scale := ReadBudget, 2
@@ -135,21 +171,21 @@ func (s *Store) QueryPage(ctx context.Context, q Query, start map[string]string,
 		in.TableName = aws.String(s.tableOf(q))
 		out, err := s.DB.Query(ctx, in)
 		if err != nil {
-			return PageResult{}, classify(err)
+			return Page[map[string]types.AttributeValue]{}, classify(err)
 		}
 		budget -= int(out.ScannedCount)
 		for _, it := range out.Items {
 			if len(items) == limit {
-				return PageResult{Items: items, Next: q.position(items[limit-1]), HasMore: true}, nil
+				return Page[map[string]types.AttributeValue]{Items: items, Next: q.position(items[limit-1]), HasMore: true}, nil
 			}
 			items = append(items, it)
 		}
 		if out.LastEvaluatedKey == nil {
-			return PageResult{Items: items}, nil
+			return Page[map[string]types.AttributeValue]{Items: items}, nil
 		}
 		exclusive = out.LastEvaluatedKey
 		if q.Filter != "" && budget <= 0 {
-			return PageResult{Items: items, Next: stringKey(exclusive), HasMore: true}, nil
+			return Page[map[string]types.AttributeValue]{Items: items, Next: stringKey(exclusive), HasMore: true}, nil
 		}
 	}
 }

@@ -1,26 +1,21 @@
 package store
 
 import (
+	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/webhook"
 )
 
 // EntityDeliveryRequest is the entity of delivery requests; the
 // dispatcher's stream filter selects their INSERTs as it does events'.
 const EntityDeliveryRequest = "delivery_request"
 
-// Delivery request kinds.
-const (
-	RequestRetry    = "retry"
-	RequestRedirect = "redirect"
-)
-
-// DeliveryRequest asks for one extra attempt of a delivery: a manual retry
-// or a redirect to an inspector. Written in the API's transaction, it
-// reaches the delivery queue through the table's stream, so an accepted
-// request is never lost to a crash.
-type DeliveryRequest struct {
+type deliveryRequestItem struct {
 	PK         string `dynamodbav:"pk"`
 	SK         string `dynamodbav:"sk"`
 	Entity     string `dynamodbav:"entity"`
@@ -28,22 +23,56 @@ type DeliveryRequest struct {
 	ID         string `dynamodbav:"id"`
 	DeliveryID string `dynamodbav:"delivery_id"`
 	Kind       string `dynamodbav:"kind"`
-	// TargetURL replaces the endpoint's URL (redirects).
-	TargetURL string `dynamodbav:"target_url,omitempty"`
-	CreatedAt string `dynamodbav:"created_at"`
-	ExpiresAt int64  `dynamodbav:"expires_at"`
+	TargetURL  string `dynamodbav:"target_url,omitempty"`
+	CreatedAt  string `dynamodbav:"created_at"`
+	ExpiresAt  int64  `dynamodbav:"expires_at"`
 }
 
-// AddDeliveryRequest plans a delivery request.
-func (s *Store) AddDeliveryRequest(p *Plan, r DeliveryRequest, now time.Time) error {
+// AddDeliveryRequest plans a delivery request (its id is filled in). Kept
+// a day: by then the stream has carried it to the queue.
+func (s *Store) AddDeliveryRequest(p *Plan, r *webhook.DeliveryRequest, now time.Time) error {
 	u := ids.NewULID(now)
-	r.PK, r.SK, r.Entity = scoped(r.ProjectID, "DREQ"), u.String(), EntityDeliveryRequest
 	r.ID = "dreq_" + u.String()
-	r.CreatedAt, r.ExpiresAt = ids.Timestamp(now), now.Add(24*time.Hour).Unix()
-	w, err := put(s.Tables.Data, r, "attribute_not_exists(pk)")
+	w, err := put(s.Tables.Data, deliveryRequestItem{
+		PK: scoped(r.ProjectID, "DREQ"), SK: u.String(), Entity: EntityDeliveryRequest, ProjectID: r.ProjectID, ID: r.ID,
+		DeliveryID: r.DeliveryID, Kind: string(r.Kind), TargetURL: r.TargetURL, CreatedAt: ids.Timestamp(now), ExpiresAt: now.Add(24 * time.Hour).Unix(),
+	}, "attribute_not_exists(pk)")
 	if err != nil {
 		return err
 	}
 	p.Add(w, nil)
 	return nil
+}
+
+// DecodeOutgoing reads an item of the data table's stream (its new image)
+// as the dispatcher's input: an event or a delivery request. ok is false
+// for other entities, which are not the dispatcher's (the template's
+// stream filter keeps them out).
+func DecodeOutgoing(image map[string]types.AttributeValue) (out webhook.Outgoing, ok bool, err error) {
+	var kind struct {
+		Entity string `dynamodbav:"entity"`
+	}
+	if err := attributevalue.UnmarshalMap(image, &kind); err != nil {
+		return out, false, err
+	}
+	switch kind.Entity {
+	case EntityEvent:
+		var it eventItem
+		if err := attributevalue.UnmarshalMap(image, &it); err != nil {
+			return out, false, err
+		}
+		ev := it.event()
+		return webhook.Outgoing{Event: &ev, TargetEndpoint: it.TargetEndpoint}, true, nil
+	case EntityDeliveryRequest:
+		var it deliveryRequestItem
+		if err := attributevalue.UnmarshalMap(image, &it); err != nil {
+			return out, false, err
+		}
+		if it.ProjectID == "" || it.DeliveryID == "" {
+			return out, false, fmt.Errorf("store: delivery request %q without project or delivery", it.ID)
+		}
+		return webhook.Outgoing{Request: &webhook.DeliveryRequest{ID: it.ID, ProjectID: it.ProjectID, DeliveryID: it.DeliveryID,
+			Kind: webhook.RequestKind(it.Kind), TargetURL: it.TargetURL}}, true, nil
+	}
+	return out, false, nil
 }

@@ -1,7 +1,11 @@
-// Package store is the DynamoDB adapter of the API: every read and write of
-// the data table and the idempotency table goes through it. It is tested
-// against DynamoDB Local, never a mock: conditions, transactions and paging
-// keys are behaviour that DynamoDB decides.
+// Package store is the DynamoDB adapter, and only that: every read and
+// write of the data, idempotency and deliveries tables goes through it. It
+// implements the ports the pillars declare (idempotency.Store,
+// webhook.Deliveries, webhook.Endpoints) and maps its items to their types;
+// the rules stay with the pillars. It is tested against DynamoDB Local,
+// never a mock — conditions, transactions and paging keys are behaviour
+// that DynamoDB decides — including the contract suites the pillars'
+// in-memory fakes pass too.
 package store
 
 import (
@@ -20,7 +24,8 @@ import (
 // Tables names the DynamoDB tables of one deployment.
 type Tables struct {
 	// Data holds projects, keys, contacts, messages, catalog, outbox events,
-	// webhook endpoints and deliveries (single-table design, see keys.go).
+	// webhook endpoints, delivery requests and inspectors (single-table
+	// design, see keys.go).
 	Data string
 	// Idempotency holds idempotency records, one per (project, key).
 	Idempotency string

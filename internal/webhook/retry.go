@@ -13,6 +13,14 @@ import (
 // 24 h (about 25 h in all). WEBHOOK_RETRY_SCHEDULE overrides it.
 var DefaultSchedule = []time.Duration{time.Minute, 15 * time.Minute, time.Hour, 24 * time.Hour}
 
+// Default timeouts of one attempt: to connect (TCP and TLS), and from the
+// request to the response headers. WEBHOOK_CONNECT_TIMEOUT and
+// WEBHOOK_READ_TIMEOUT override them.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultReadTimeout    = 30 * time.Second
+)
+
 // MaxRetryAfter caps a receiver's Retry-After.
 const MaxRetryAfter = 24 * time.Hour
 
@@ -29,14 +37,19 @@ func ParseSchedule(s string) ([]time.Duration, error) {
 	return out, nil
 }
 
-// Outcome is what one attempt observed.
-type Outcome struct {
+// Response is what one attempt observed.
+type Response struct {
 	// Status is the HTTP status, 0 when no response arrived.
 	Status int
-	// Class names a failure without a response (see the Class constants).
-	Class string
+	// Body is the first MaxResponseBody bytes of the answer.
+	Body string
 	// RetryAfter is the response's Retry-After header.
 	RetryAfter string
+	Duration   time.Duration
+	// Class names a failure without a response (see the Class constants);
+	// Err is that failure.
+	Class string
+	Err   error
 }
 
 // Failure classes of attempts without a usable response.
@@ -47,6 +60,10 @@ const (
 	ClassDNS            = "dns"
 	ClassTLS            = "tls"
 	ClassForbidden      = "forbidden_address"
+	// ClassEndpointDeleted and ClassEndpointDisabled end a delivery
+	// without an attempt: there is no endpoint to send to.
+	ClassEndpointDeleted  = "endpoint_deleted"
+	ClassEndpointDisabled = "endpoint_disabled"
 )
 
 // Verdict is what to do after an attempt.
@@ -59,6 +76,9 @@ const (
 	Dead
 	// DeadAndDisable: dead, and the endpoint is disabled (410 Gone).
 	DeadAndDisable
+	// DeadEndpointGone: dead without a dead letter: the endpoint was
+	// deleted, so there is nothing to redrive to.
+	DeadEndpointGone
 )
 
 // Decision is a verdict with its details.
@@ -79,7 +99,7 @@ type Decision struct {
 // absent or invalid: the schedule); 410 is dead and disables the endpoint;
 // 401, 403, any other 4xx and 3xx are dead at once. After the last attempt
 // every retryable failure is dead.
-func Decide(o Outcome, attempt int, schedule []time.Duration, now time.Time) Decision {
+func Decide(o Response, attempt int, schedule []time.Duration, now time.Time) Decision {
 	s := o.Status
 	switch {
 	case s >= 200 && s < 300:

@@ -1,7 +1,3 @@
-// Package webhook holds the rules of pillar 3 without I/O: endpoint secrets
-// and request signing (X-Botix-Signature and Standard Webhooks), the retry
-// schedule and how each answer is classified, Retry-After parsing, thin
-// payloads, and which addresses a webhook may never reach.
 package webhook
 
 import (

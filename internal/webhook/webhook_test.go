@@ -91,29 +91,29 @@ func TestDecide(t *testing.T) {
 	sched := DefaultSchedule
 	cases := []struct {
 		name    string
-		o       Outcome
+		o       Response
 		attempt int
 		verdict Verdict
 		wait    time.Duration
 	}{
-		{"200 -> delivered", Outcome{Status: 200}, 1, Delivered, 0},
-		{"204 -> delivered", Outcome{Status: 204}, 3, Delivered, 0},
-		{"503 on attempt 1 -> retry in 1m", Outcome{Status: 503}, 1, Retry, time.Minute},
-		{"500 on attempt 2 -> retry in 15m", Outcome{Status: 500}, 2, Retry, 15 * time.Minute},
-		{"timeout on attempt 3 -> retry in 1h", Outcome{Class: ClassReadTimeout}, 3, Retry, time.Hour},
-		{"connection error on attempt 4 -> retry in 24h", Outcome{Class: ClassConnection}, 4, Retry, 24 * time.Hour},
-		{"5xx on attempt 5 -> dead", Outcome{Status: 502}, 5, Dead, 0},
-		{"429 with Retry-After: 120 -> 2m", Outcome{Status: 429, RetryAfter: "120"}, 1, Retry, 2 * time.Minute},
-		{"429 with an HTTP-date -> until then", Outcome{Status: 429, RetryAfter: "Sun, 29 Nov 2026 08:05:00 GMT"}, 1, Retry, 5 * time.Minute},
-		{"429 without Retry-After -> the schedule", Outcome{Status: 429}, 2, Retry, 15 * time.Minute},
-		{"429 with garbage -> the schedule", Outcome{Status: 429, RetryAfter: "soon"}, 1, Retry, time.Minute},
-		{"429 asking 3 days -> capped at 24h", Outcome{Status: 429, RetryAfter: "259200"}, 1, Retry, 24 * time.Hour},
-		{"410 -> dead and disable", Outcome{Status: 410}, 1, DeadAndDisable, 0},
-		{"401 -> dead at once", Outcome{Status: 401}, 1, Dead, 0},
-		{"403 -> dead at once", Outcome{Status: 403}, 1, Dead, 0},
-		{"404 -> dead at once", Outcome{Status: 404}, 1, Dead, 0},
-		{"301 -> dead at once", Outcome{Status: 301}, 1, Dead, 0},
-		{"forbidden address -> dead", Outcome{Class: ClassForbidden}, 1, Dead, 0},
+		{"200 -> delivered", Response{Status: 200}, 1, Delivered, 0},
+		{"204 -> delivered", Response{Status: 204}, 3, Delivered, 0},
+		{"503 on attempt 1 -> retry in 1m", Response{Status: 503}, 1, Retry, time.Minute},
+		{"500 on attempt 2 -> retry in 15m", Response{Status: 500}, 2, Retry, 15 * time.Minute},
+		{"timeout on attempt 3 -> retry in 1h", Response{Class: ClassReadTimeout}, 3, Retry, time.Hour},
+		{"connection error on attempt 4 -> retry in 24h", Response{Class: ClassConnection}, 4, Retry, 24 * time.Hour},
+		{"5xx on attempt 5 -> dead", Response{Status: 502}, 5, Dead, 0},
+		{"429 with Retry-After: 120 -> 2m", Response{Status: 429, RetryAfter: "120"}, 1, Retry, 2 * time.Minute},
+		{"429 with an HTTP-date -> until then", Response{Status: 429, RetryAfter: "Sun, 29 Nov 2026 08:05:00 GMT"}, 1, Retry, 5 * time.Minute},
+		{"429 without Retry-After -> the schedule", Response{Status: 429}, 2, Retry, 15 * time.Minute},
+		{"429 with garbage -> the schedule", Response{Status: 429, RetryAfter: "soon"}, 1, Retry, time.Minute},
+		{"429 asking 3 days -> capped at 24h", Response{Status: 429, RetryAfter: "259200"}, 1, Retry, 24 * time.Hour},
+		{"410 -> dead and disable", Response{Status: 410}, 1, DeadAndDisable, 0},
+		{"401 -> dead at once", Response{Status: 401}, 1, Dead, 0},
+		{"403 -> dead at once", Response{Status: 403}, 1, Dead, 0},
+		{"404 -> dead at once", Response{Status: 404}, 1, Dead, 0},
+		{"301 -> dead at once", Response{Status: 301}, 1, Dead, 0},
+		{"forbidden address -> dead", Response{Class: ClassForbidden}, 1, Dead, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package delivery
+package webhook
 
 import (
 	"context"
@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/botix/public-api/internal/webhook"
 )
 
 // MaxResponseBody is how much of a receiver's answer an attempt keeps.
@@ -24,8 +22,10 @@ type Sender struct {
 	read   time.Duration
 }
 
+var _ Poster = (*Sender)(nil)
+
 // NewSender returns a sender with the given guard and timeouts.
-func NewSender(guard webhook.Guard, connect, read time.Duration) *Sender {
+func NewSender(guard Guard, connect, read time.Duration) *Sender {
 	dialer := &net.Dialer{Timeout: connect, Control: guard.Control}
 	transport := &http.Transport{
 		Proxy:                 nil,
@@ -42,28 +42,17 @@ func NewSender(guard webhook.Guard, connect, read time.Duration) *Sender {
 	}}
 }
 
-// Response is what an attempt observed.
-type Response struct {
-	Status     int
-	Body       string
-	RetryAfter string
-	Duration   time.Duration
-	// Class and Err describe a failure without a response.
-	Class string
-	Err   error
-}
-
-// Post sends one webhook.
+// Post sends one webhook (see Poster).
 func (s *Sender) Post(ctx context.Context, url string, body []byte, headers map[string]string) Response {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.read+30*time.Second) // a body that trickles in
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(string(body)))
 	if err != nil {
-		return Response{Class: webhook.ClassConnection, Err: err, Duration: time.Since(start)}
+		return Response{Class: ClassConnection, Err: err, Duration: time.Since(start)}
 	}
-	req.Header.Set("Content-Type", webhook.ContentTypeHeader)
-	req.Header.Set("User-Agent", webhook.UserAgent)
+	req.Header.Set("Content-Type", ContentTypeHeader)
+	req.Header.Set("User-Agent", UserAgent)
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
@@ -86,18 +75,18 @@ func classify(err error) string {
 	var hostErr x509.HostnameError
 	var recErr tls.RecordHeaderError
 	switch {
-	case errors.Is(err, webhook.ErrForbiddenAddress):
-		return webhook.ClassForbidden
+	case errors.Is(err, ErrForbiddenAddress):
+		return ClassForbidden
 	case errors.As(err, &dnsErr):
-		return webhook.ClassDNS
+		return ClassDNS
 	case errors.As(err, &certErr), errors.As(err, &unknownCA), errors.As(err, &hostErr), errors.As(err, &recErr), strings.Contains(err.Error(), "tls:"):
-		return webhook.ClassTLS
+		return ClassTLS
 	case errors.As(err, &opErr) && opErr.Op == "dial" && opErr.Timeout():
-		return webhook.ClassConnectTimeout
+		return ClassConnectTimeout
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-		return webhook.ClassReadTimeout
+		return ClassReadTimeout
 	}
-	return webhook.ClassConnection
+	return ClassConnection
 }

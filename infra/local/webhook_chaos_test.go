@@ -13,6 +13,7 @@ import (
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/webhook"
 )
 
 // TestChaos: 2,000 events through a receiver that fails 30% of attempts
@@ -77,14 +78,14 @@ func TestChaos(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var ds []store.DeliveryRecord
+	var ds []webhook.Delivery
 	apitest.Eventually(t, 8*time.Minute, "every delivery delivered or dead", func() bool {
 		ds = allDeliveries(t, s, project, ep.ID)
 		if len(ds) < events {
 			return false
 		}
 		for _, d := range ds {
-			if d.Status != store.DeliveryDelivered && d.Status != store.DeliveryDead {
+			if d.Status != webhook.StatusDelivered && d.Status != webhook.StatusDead {
 				return false
 			}
 		}
@@ -97,7 +98,7 @@ func TestChaos(t *testing.T) {
 	delivered, dead, attempts := 0, 0, 0
 	for _, d := range ds {
 		attempts += d.Attempts
-		if d.Status == store.DeliveryDelivered {
+		if d.Status == webhook.StatusDelivered {
 			delivered++
 		} else {
 			dead++
@@ -123,18 +124,16 @@ func TestChaos(t *testing.T) {
 }
 
 // allDeliveries reads every delivery of an endpoint.
-func allDeliveries(t *testing.T, s *store.Store, project, endpointID string) []store.DeliveryRecord {
+func allDeliveries(t *testing.T, s *store.Store, project, endpointID string) []webhook.Delivery {
 	t.Helper()
-	var out []store.DeliveryRecord
+	var out []webhook.Delivery
 	var start map[string]string
 	for {
-		res, err := s.QueryPage(context.Background(), store.DeliveriesQuery(project, store.DeliveryFilter{EndpointID: endpointID}), start, 200)
+		res, err := store.ReadPage(context.Background(), s, store.DeliveriesQuery(project, store.DeliveryFilter{EndpointID: endpointID}), start, 200)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, it := range res.Items {
-			out = append(out, decodeDelivery(t, it))
-		}
+		out = append(out, res.Items...)
 		if !res.HasMore {
 			return out
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
-	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/webhook"
 )
 
 type listPage struct {
@@ -46,8 +46,8 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 	if r := c.post("/public/v1/messages", uuid.NewString(), `{"contact_id":"`+contact+`","text":"hi"}`); r.Status != 202 {
 		t.Fatal(string(r.Body))
 	}
-	deadOne := waitDelivery(t, s, bad, project, badEP.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDead })
-	retrying := waitDelivery(t, s, flaky, project, flakyEP.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryRetrying && d.Attempts == 2 })
+	deadOne := waitDelivery(t, s, bad, project, badEP.ID, func(d webhook.Delivery) bool { return d.Status == webhook.StatusDead })
+	retrying := waitDelivery(t, s, flaky, project, flakyEP.ID, func(d webhook.Delivery) bool { return d.Status == webhook.StatusRetrying && d.Attempts == 2 })
 
 	t.Run("list filters: status (GSI1), endpoint (GSI2), event type, time", func(t *testing.T) {
 		cases := map[string][]string{
@@ -104,11 +104,11 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		apitest.Eventually(t, 10*time.Second, "manual attempt logged", func() bool {
-			as, _ := s.Attempts(ctx, project, retrying.ID)
+			as, _ := s.Deliveries().Attempts(ctx, project, retrying.ID)
 			return len(as) == 3 && as[2].Kind == "manual"
 		})
-		d, _ := s.GetDelivery(ctx, project, retrying.ID)
-		if d.Status != store.DeliveryRetrying || d.NextAttempt != retrying.NextAttempt || d.Round != 1 {
+		d, _ := s.Deliveries().Get(ctx, project, retrying.ID)
+		if d.Status != webhook.StatusRetrying || d.NextAttempt != retrying.NextAttempt || d.Round != 1 {
 			t.Fatalf("round disturbed: %+v", d)
 		}
 	})
@@ -118,8 +118,8 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		apitest.Eventually(t, 10*time.Second, "delivered by the manual retry", func() bool {
-			d, _ := s.GetDelivery(ctx, project, deadOne.ID)
-			return d.Status == store.DeliveryDelivered
+			d, _ := s.Deliveries().Get(ctx, project, deadOne.ID)
+			return d.Status == webhook.StatusDelivered
 		})
 		reqs := bad.Requests()
 		if last := reqs[len(reqs)-1]; last.Header.Get("X-Botix-Request-Id") == reqs[0].Header.Get("X-Botix-Request-Id") {
@@ -164,7 +164,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		if req.Method != "POST" || req.Headers["x-botix-event"] != "message.sent" || req.Headers["x-botix-signature"] == "" || !strings.Contains(req.Body, `"type":"message.sent"`) {
 			t.Fatalf("caught %+v", req)
 		}
-		as, _ := s.Attempts(ctx, project, retrying.ID)
+		as, _ := s.Deliveries().Attempts(ctx, project, retrying.ID)
 		if as[len(as)-1].Kind != "redirect" || as[len(as)-1].URL != insp.URL {
 			t.Fatalf("redirect attempt %+v", as[len(as)-1])
 		}
@@ -180,7 +180,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		if r := c.post("/public/v1/messages", uuid.NewString(), `{"contact_id":"`+contact+`","text":"again"}`); r.Status != 202 {
 			t.Fatal(string(r.Body))
 		}
-		var d store.DeliveryRecord
+		var d webhook.Delivery
 		apitest.Eventually(t, 10*time.Second, "delivery to the doomed endpoint", func() bool {
 			ds := deliveriesOf(t, s, project, gone.ID)
 			if len(ds) == 1 {
@@ -193,7 +193,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 		apitest.Eventually(t, 10*time.Second, "redirect logged as endpoint_deleted", func() bool {
-			as, _ := s.Attempts(ctx, project, d.ID)
+			as, _ := s.Deliveries().Attempts(ctx, project, d.ID)
 			return len(as) > 0 && as[len(as)-1].Kind == "redirect" && as[len(as)-1].ErrorClass == "endpoint_deleted"
 		})
 	})
@@ -290,7 +290,7 @@ func TestEndpointIsDisabledAfterFailingLong(t *testing.T) {
 	ep := c.endpoint(rc.URL)
 	c.contact("+79990008001")
 	apitest.Eventually(t, 20*time.Second, "endpoint auto-disabled", func() bool {
-		rec, err := s.GetEndpoint(context.Background(), project, ep.ID)
+		rec, err := s.Endpoints().Get(context.Background(), project, ep.ID)
 		return err == nil && !rec.Enabled && strings.Contains(rec.DisabledReason, "failed")
 	})
 	t.Run("PATCH enabled=true re-enables it and clears the reason", func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/internal/app"
-	"github.com/botix/public-api/internal/delivery"
+	pipeline "github.com/botix/public-api/internal/webhook"
 	"github.com/botix/public-api/sdk/webhook"
 )
 
@@ -22,7 +22,7 @@ import (
 func TestReceiverKitEndToEnd(t *testing.T) {
 	crash := crashOnce()
 	_, c, _, _ := webhookRuntime(t, func(cfg *local.Config) {
-		cfg.Options = append(cfg.Options, app.WithDeliveryHooks(delivery.Hooks{AfterPost: func(context.Context, string) error { crash(); return nil }}))
+		cfg.Options = append(cfg.Options, app.WithDeliveryHooks(pipeline.Hooks{AfterPost: func(context.Context, string) error { crash(); return nil }}))
 	})
 	var mu sync.Mutex
 	var processed []webhook.Event

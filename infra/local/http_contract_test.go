@@ -15,9 +15,9 @@ import (
 
 var requestID = regexp.MustCompile(`^req_[0-9A-HJKMNP-TV-Z]{26}$`)
 
-// TestFoundation walks the foundation's "done when" list through the local
-// runtime's HTTP API.
-func TestFoundation(t *testing.T) {
+// TestHTTPContract walks the common HTTP contract (ids, auth, envelope,
+// tenancy) through the local runtime's HTTP API.
+func TestHTTPContract(t *testing.T) {
 	rt := localtest.Runtime(t, local.Config{})
 	_, key := localtest.Project(t, rt, "")
 	_, otherKey := localtest.Project(t, rt, "")

@@ -1,4 +1,4 @@
-package delivery
+package webhook
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
-
-	"github.com/botix/public-api/internal/webhook"
 )
 
 func TestSenderRefusesForbiddenAddressesAtDialTime(t *testing.T) {
@@ -15,11 +13,11 @@ func TestSenderRefusesForbiddenAddressesAtDialTime(t *testing.T) {
 	defer srv.Close()
 	// The URL passed registration (think: a DNS name that now resolves to
 	// loopback); the dialer still refuses.
-	strict := NewSender(webhook.Guard{}, time.Second, time.Second)
-	if r := strict.Post(context.Background(), srv.URL, []byte("{}"), nil); r.Class != webhook.ClassForbidden || r.Status != 0 {
+	strict := NewSender(Guard{}, time.Second, time.Second)
+	if r := strict.Post(context.Background(), srv.URL, []byte("{}"), nil); r.Class != ClassForbidden || r.Status != 0 {
 		t.Fatalf("strict sender reached loopback: %+v", r)
 	}
-	local := NewSender(webhook.Guard{AllowLoopback: true}, time.Second, time.Second)
+	local := NewSender(Guard{AllowLoopback: true}, time.Second, time.Second)
 	if r := local.Post(context.Background(), srv.URL, []byte("{}"), nil); r.Status != 200 {
 		t.Fatalf("local sender: %+v", r)
 	}
@@ -39,7 +37,7 @@ func TestSenderDoesNotFollowRedirectsAndKeeps4KB(t *testing.T) {
 		_, _ = w.Write(big)
 	}))
 	defer srv.Close()
-	s := NewSender(webhook.Guard{AllowLoopback: true}, time.Second, time.Second)
+	s := NewSender(Guard{AllowLoopback: true}, time.Second, time.Second)
 	if r := s.Post(context.Background(), srv.URL+"/moved", []byte("{}"), nil); r.Status != http.StatusFound {
 		t.Fatalf("redirect followed: %+v", r.Status)
 	}
@@ -49,12 +47,12 @@ func TestSenderDoesNotFollowRedirectsAndKeeps4KB(t *testing.T) {
 }
 
 func TestDeliveryIDIsDerived(t *testing.T) {
-	a, err := webhook.DeliveryID("evt_01JDQ7X3ZV8N5W2K4R6T9Y1B3H", "we_01JDQ7X3ZV8N5W2K4R6T9Y1B3G")
+	a, err := DeliveryID("evt_01JDQ7X3ZV8N5W2K4R6T9Y1B3H", "we_01JDQ7X3ZV8N5W2K4R6T9Y1B3G")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := webhook.DeliveryID("evt_01JDQ7X3ZV8N5W2K4R6T9Y1B3H", "we_01JDQ7X3ZV8N5W2K4R6T9Y1B3G")
-	c, _ := webhook.DeliveryID("evt_01JDQ7X3ZV8N5W2K4R6T9Y1B3H", "we_01JDQ7X3ZV8N5W2K4R6T9Y1B3K")
+	b, _ := DeliveryID("evt_01JDQ7X3ZV8N5W2K4R6T9Y1B3H", "we_01JDQ7X3ZV8N5W2K4R6T9Y1B3G")
+	c, _ := DeliveryID("evt_01JDQ7X3ZV8N5W2K4R6T9Y1B3H", "we_01JDQ7X3ZV8N5W2K4R6T9Y1B3K")
 	if a != b || a == c || a[:14] != "dlv_01JDQ7X3ZV" {
 		t.Fatalf("%s %s %s", a, b, c)
 	}

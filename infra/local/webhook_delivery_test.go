@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"github.com/botix/public-api/infra/apitest"
@@ -17,7 +15,6 @@ import (
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/internal/app"
-	"github.com/botix/public-api/internal/delivery"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
 )
@@ -64,9 +61,9 @@ func (c client) endpoint(url string, events ...string) endpoint {
 
 // delivery waits for the delivery of the event received first and returns
 // it once cond holds.
-func waitDelivery(t *testing.T, s *store.Store, rc *apitest.Receiver, project, endpointID string, cond func(store.DeliveryRecord) bool) store.DeliveryRecord {
+func waitDelivery(t *testing.T, s *store.Store, rc *apitest.Receiver, project, endpointID string, cond func(webhook.Delivery) bool) webhook.Delivery {
 	t.Helper()
-	var d store.DeliveryRecord
+	var d webhook.Delivery
 	apitest.Eventually(t, 30*time.Second, "delivery state", func() bool {
 		reqs := rc.Requests()
 		if len(reqs) == 0 {
@@ -74,7 +71,7 @@ func waitDelivery(t *testing.T, s *store.Store, rc *apitest.Receiver, project, e
 		}
 		id, _ := webhook.DeliveryID(reqs[0].Header.Get("Webhook-Id"), endpointID)
 		var err error
-		d, err = s.GetDelivery(context.Background(), project, id)
+		d, err = s.Deliveries().Get(context.Background(), project, id)
 		return err == nil && cond(d)
 	})
 	return d
@@ -91,7 +88,7 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 	rc := apitest.NewReceiver(t, status(503, 503, 200))
 	ep := c.endpoint(rc.URL, "contact.created")
 	c.contact("+79990003001")
-	d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+	d := waitDelivery(t, s, rc, project, ep.ID, func(d webhook.Delivery) bool { return d.Status == webhook.StatusDelivered })
 	reqs := rc.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("receiver got %d requests, want 3", len(reqs))
@@ -120,7 +117,7 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 			t.Fatalf("attempt %d headers: %v", i+1, r.Header)
 		}
 	}
-	attempts, err := s.Attempts(context.Background(), project, d.ID)
+	attempts, err := s.Deliveries().Attempts(context.Background(), project, d.ID)
 	if err != nil || len(attempts) != 3 {
 		t.Fatalf("%d attempts logged (%v), want 3", len(attempts), err)
 	}
@@ -137,7 +134,7 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 func TestWebhookFailureModes(t *testing.T) {
 	rt, c, s, project := webhookRuntime(t, nil)
 	ctx := context.Background()
-	dead := func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDead }
+	dead := func(d webhook.Delivery) bool { return d.Status == webhook.StatusDead }
 	dlqHas := func(n int) {
 		t.Helper()
 		apitest.Eventually(t, 10*time.Second, "dead letters", func() bool { d, _ := rt.QueueDepth(ctx, "DeadLetterQueue"); return d == n })
@@ -165,7 +162,7 @@ func TestWebhookFailureModes(t *testing.T) {
 		})
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990004002")
-		waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		waitDelivery(t, s, rc, project, ep.ID, func(d webhook.Delivery) bool { return d.Status == webhook.StatusDelivered })
 		reqs := rc.Requests()
 		if gap := reqs[1].At.Sub(reqs[0].At); gap < 2*time.Second {
 			t.Fatalf("second attempt after %s, Retry-After asked 2s", gap)
@@ -181,8 +178,8 @@ func TestWebhookFailureModes(t *testing.T) {
 		})
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990004003")
-		d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
-		attempts, _ := s.Attempts(ctx, project, d.ID)
+		d := waitDelivery(t, s, rc, project, ep.ID, func(d webhook.Delivery) bool { return d.Status == webhook.StatusDelivered })
+		attempts, _ := s.Deliveries().Attempts(ctx, project, d.ID)
 		if len(attempts) != 2 || attempts[0].ErrorClass != webhook.ClassReadTimeout {
 			t.Fatalf("attempts %+v", attempts)
 		}
@@ -192,7 +189,7 @@ func TestWebhookFailureModes(t *testing.T) {
 		rc := apitest.NewReceiver(t, nil)
 		ep := c.endpoint("http://127.0.0.1:1/hooks") // nothing listens on port 1
 		c.contact("+79990004004")
-		var d store.DeliveryRecord
+		var d webhook.Delivery
 		apitest.Eventually(t, 15*time.Second, "second attempt", func() bool {
 			ds := deliveriesOf(t, s, project, ep.ID)
 			if len(ds) == 1 {
@@ -224,7 +221,7 @@ func TestWebhookFailureModes(t *testing.T) {
 		if res.Moved != 1 {
 			t.Fatalf("redrive %s", out)
 		}
-		d = waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		d = waitDelivery(t, s, rc, project, ep.ID, func(d webhook.Delivery) bool { return d.Status == webhook.StatusDelivered })
 		if d.Round != 2 || len(rc.Requests()) != 6 {
 			t.Fatalf("after redrive: round %d, %d requests", d.Round, len(rc.Requests()))
 		}
@@ -242,7 +239,7 @@ func TestWebhookFailureModes(t *testing.T) {
 		if err != nil || moved != before+1 {
 			t.Fatalf("moved %d, %v", moved, err)
 		}
-		d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		d := waitDelivery(t, s, rc, project, ep.ID, func(d webhook.Delivery) bool { return d.Status == webhook.StatusDelivered })
 		if d.Round != 2 || len(rc.Requests()) != 2 {
 			t.Fatalf("round %d, %d requests", d.Round, len(rc.Requests()))
 		}
@@ -274,26 +271,13 @@ func (c client) delete(id string) {
 }
 
 // deliveriesOf lists an endpoint's deliveries straight from the table.
-func deliveriesOf(t *testing.T, s *store.Store, project, endpointID string) []store.DeliveryRecord {
+func deliveriesOf(t *testing.T, s *store.Store, project, endpointID string) []webhook.Delivery {
 	t.Helper()
-	res, err := s.QueryPage(context.Background(), store.DeliveriesQuery(project, store.DeliveryFilter{EndpointID: endpointID}), nil, 200)
+	res, err := store.ReadPage(context.Background(), s, store.DeliveriesQuery(project, store.DeliveryFilter{EndpointID: endpointID}), nil, 200)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []store.DeliveryRecord
-	for _, it := range res.Items {
-		out = append(out, decodeDelivery(t, it))
-	}
-	return out
-}
-
-func decodeDelivery(t *testing.T, item map[string]types.AttributeValue) store.DeliveryRecord {
-	t.Helper()
-	var d store.DeliveryRecord
-	if err := attributevalue.UnmarshalMap(item, &d); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return res.Items
 }
 
 // crashOnce panics the first time it runs: a Lambda dying mid-invocation.
@@ -310,12 +294,12 @@ func TestWebhookCrashes(t *testing.T) {
 	t.Run("crash between the stream record and the SQS send: still delivered", func(t *testing.T) {
 		crash := crashOnce()
 		_, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
-			cfg.Options = append(cfg.Options, app.WithDeliveryHooks(delivery.Hooks{BeforeSend: func(context.Context) error { crash(); return nil }}))
+			cfg.Options = append(cfg.Options, app.WithDeliveryHooks(webhook.Hooks{BeforeSend: func(context.Context) error { crash(); return nil }}))
 		})
 		rc := apitest.NewReceiver(t, nil)
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990005001")
-		waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		waitDelivery(t, s, rc, project, ep.ID, func(d webhook.Delivery) bool { return d.Status == webhook.StatusDelivered })
 		if n := len(deliveriesOf(t, s, project, ep.ID)); n != 1 {
 			t.Fatalf("%d deliveries for one event, want 1 (the replayed record must not create another)", n)
 		}
@@ -323,12 +307,12 @@ func TestWebhookCrashes(t *testing.T) {
 	t.Run("crash between the POST and the status write: delivered (a duplicate is allowed, a loss is not)", func(t *testing.T) {
 		crash := crashOnce()
 		_, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
-			cfg.Options = append(cfg.Options, app.WithDeliveryHooks(delivery.Hooks{AfterPost: func(context.Context, string) error { crash(); return nil }}))
+			cfg.Options = append(cfg.Options, app.WithDeliveryHooks(webhook.Hooks{AfterPost: func(context.Context, string) error { crash(); return nil }}))
 		})
 		rc := apitest.NewReceiver(t, nil)
 		ep := c.endpoint(rc.URL)
 		c.contact("+79990005002")
-		d := waitDelivery(t, s, rc, project, ep.ID, func(d store.DeliveryRecord) bool { return d.Status == store.DeliveryDelivered })
+		d := waitDelivery(t, s, rc, project, ep.ID, func(d webhook.Delivery) bool { return d.Status == webhook.StatusDelivered })
 		reqs := rc.Requests()
 		if len(reqs) != 2 || reqs[0].Header.Get("Webhook-Id") != reqs[1].Header.Get("Webhook-Id") {
 			t.Fatalf("receiver got %d requests; want the lost attempt and its repeat, same webhook-id", len(reqs))

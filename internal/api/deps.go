@@ -1,0 +1,46 @@
+package api
+
+import (
+	"context"
+	"net"
+	"time"
+
+	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/pagination"
+	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/webhook"
+)
+
+// Deps is what every handler set of the API works with. Each handler set
+// embeds it, so that the wiring (package app) builds any of them the same
+// way.
+type Deps struct {
+	Store *store.Store
+	// Pager is set for list routes only (they alone get the cursor keys).
+	Pager *pagination.Pager
+	// Guard and Resolver check webhook URLs.
+	Guard    webhook.Guard
+	Resolver *net.Resolver
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Use sets a handler set's dependencies.
+func (d *Deps) Use(deps Deps) { *d = deps }
+
+func (d *Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+// Fallback serves what no other route does.
+type Fallback struct{ Deps }
+
+// NotFound answers the $default route: any method and path that no route
+// of the API matches gets 404 NOT_FOUND in our envelope, not API Gateway's.
+func (*Fallback) NotFound(_ context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	return nil, apierr.New(apierr.NotFound, "no route matches %s %s", r.Method, r.Path)
+}

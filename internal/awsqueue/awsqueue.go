@@ -1,0 +1,156 @@
+// Package awsqueue is pillar 3's queue side on AWS: the delivery queue and
+// its dead-letter queue on SQS, retries on EventBridge Scheduler, and the
+// deliver function's SQS event source (batches with partial failures).
+// It implements the ports package webhook declares; the rules stay there.
+package awsqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	schedtypes "github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/botix/public-api/internal/webhook"
+)
+
+// Queue is the delivery queue and the dead-letter queue on SQS.
+type Queue struct {
+	SQS           *sqs.Client
+	URL           string
+	DeadLetterURL string
+}
+
+var (
+	_ webhook.Queue       = (*Queue)(nil)
+	_ webhook.DeadLetters = (*Queue)(nil)
+)
+
+// sendConcurrency bounds the parallel SendMessageBatch calls of Enqueue.
+const sendConcurrency = 16
+
+// Enqueue implements webhook.Queue: ten messages per SendMessageBatch,
+// calls in parallel.
+func (q *Queue) Enqueue(ctx context.Context, msgs []webhook.Message) []error {
+	errs := make([]error, len(msgs))
+	sem := make(chan struct{}, sendConcurrency)
+	var wg sync.WaitGroup
+	for start := 0; start < len(msgs); start += 10 {
+		chunk := msgs[start:min(start+10, len(msgs))]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
+			for k, m := range chunk {
+				entries[k] = sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(k)), MessageBody: aws.String(m.String())}
+			}
+			out, err := q.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.URL), Entries: entries})
+			if err != nil {
+				for k := range chunk {
+					errs[start+k] = err
+				}
+				return
+			}
+			for _, f := range out.Failed {
+				k, _ := strconv.Atoi(aws.ToString(f.Id))
+				errs[start+k] = fmt.Errorf("awsqueue: message not sent: %s", aws.ToString(f.Message))
+			}
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// DeadLetter implements webhook.Queue. The project, endpoint and event
+// type are also message attributes, for people filtering the queue.
+func (q *Queue) DeadLetter(ctx context.Context, m webhook.Message) error {
+	_, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl: aws.String(q.DeadLetterURL), MessageBody: aws.String(m.String()),
+		MessageAttributes: map[string]sqstypes.MessageAttributeValue{
+			"project_id":  {DataType: aws.String("String"), StringValue: aws.String(m.ProjectID)},
+			"endpoint_id": {DataType: aws.String("String"), StringValue: aws.String(m.EndpointID)},
+			"event_type":  {DataType: aws.String("String"), StringValue: aws.String(m.EventType)},
+		},
+	})
+	return err
+}
+
+// Receive implements webhook.DeadLetters (a one-second long poll).
+func (q *Queue) Receive(ctx context.Context, max int, hold time.Duration) ([]webhook.DeadLetter, error) {
+	res, err := q.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+		QueueUrl: aws.String(q.DeadLetterURL), MaxNumberOfMessages: int32(min(max, 10)),
+		WaitTimeSeconds: 1, VisibilityTimeout: int32(hold / time.Second),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]webhook.DeadLetter, len(res.Messages))
+	for i, m := range res.Messages {
+		out[i] = webhook.DeadLetter{Body: aws.ToString(m.Body), Handle: aws.ToString(m.ReceiptHandle)}
+	}
+	return out, nil
+}
+
+// Requeue implements webhook.DeadLetters.
+func (q *Queue) Requeue(ctx context.Context, l webhook.DeadLetter) error {
+	if _, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(l.Body)}); err != nil {
+		return err
+	}
+	return q.Delete(ctx, l)
+}
+
+// Delete implements webhook.DeadLetters.
+func (q *Queue) Delete(ctx context.Context, l webhook.DeadLetter) error {
+	_, err := q.SQS.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(q.DeadLetterURL), ReceiptHandle: aws.String(l.Handle)})
+	return err
+}
+
+// Release implements webhook.DeadLetters.
+func (q *Queue) Release(ctx context.Context, ls []webhook.DeadLetter) error {
+	var errs []error
+	for _, l := range ls {
+		_, err := q.SQS.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(q.DeadLetterURL), ReceiptHandle: aws.String(l.Handle), VisibilityTimeout: 0})
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Scheduler schedules retries as EventBridge Scheduler one-shot schedules
+// whose target puts the message on the delivery queue.
+type Scheduler struct {
+	Client   *scheduler.Client
+	Group    string
+	QueueARN string
+	// RoleARN is the role Scheduler assumes to send to the queue.
+	RoleARN string
+}
+
+var _ webhook.Scheduler = (*Scheduler)(nil)
+
+// Schedule implements webhook.Scheduler: an at() schedule named after the
+// delivery, round and attempt (so creating it twice is a harmless
+// conflict), deleted after it fires.
+func (s *Scheduler) Schedule(ctx context.Context, m webhook.Message, at time.Time) error {
+	_, err := s.Client.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
+		Name:                       aws.String(fmt.Sprintf("%s-r%d-a%d", m.DeliveryID, m.Round, m.Attempt)),
+		GroupName:                  aws.String(s.Group),
+		ScheduleExpression:         aws.String("at(" + at.UTC().Format("2006-01-02T15:04:05") + ")"),
+		ScheduleExpressionTimezone: aws.String("UTC"),
+		FlexibleTimeWindow:         &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff},
+		ActionAfterCompletion:      schedtypes.ActionAfterCompletionDelete,
+		Target:                     &schedtypes.Target{Arn: aws.String(s.QueueARN), RoleArn: aws.String(s.RoleARN), Input: aws.String(m.String())},
+	})
+	var conflict *schedtypes.ConflictException
+	if errors.As(err, &conflict) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,34 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/webhook"
+	"github.com/botix/public-api/internal/webhook/webhooktest"
+)
+
+// TestDeliveriesTableMeetsTheContract runs the contract the in-memory
+// deliveries meet against DynamoDB Local: claims, results and their
+// conditions are DynamoDB's to decide.
+func TestDeliveriesTableMeetsTheContract(t *testing.T) {
+	s := dynamotest.Store(t)
+	webhooktest.TestDeliveries(t, func(*testing.T) webhook.Deliveries { return s.Deliveries() })
+}
+
+func TestEndpointsMeetTheContract(t *testing.T) {
+	s := dynamotest.Store(t)
+	webhooktest.TestEndpoints(t, func(*testing.T) webhooktest.EndpointsHarness {
+		return webhooktest.EndpointsHarness{Endpoints: s.Endpoints(), Add: func(t *testing.T, project string, ep webhook.Endpoint) {
+			var p store.Plan
+			if err := s.AddEndpoint(&p, project, ep); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Commit(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+		}}
+	})
+}

@@ -1,0 +1,358 @@
+package webhook
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/botix/public-api/internal/ids"
+)
+
+// Config is the deliverer's policy.
+type Config struct {
+	// Schedule is the wait before attempts 2..len+1 (DefaultSchedule).
+	Schedule []time.Duration
+	// AutoDisableAfter disables an endpoint whose deliveries all failed
+	// for this long (DefaultAutoDisableAfter).
+	AutoDisableAfter time.Duration
+}
+
+// DefaultAutoDisableAfter is how long an endpoint may fail every delivery
+// before it is disabled: 5 days, longer than a whole retry round.
+const DefaultAutoDisableAfter = 120 * time.Hour
+
+// Deliverer POSTs webhooks: it runs the attempt a queue message names,
+// decides what follows (delivered, a scheduled retry, or dead and a dead
+// letter), and records it.
+type Deliverer struct {
+	Deliveries Deliveries
+	Endpoints  Endpoints
+	Queue      Queue
+	Scheduler  Scheduler
+	Poster     Poster
+	Config     Config
+	Log        *slog.Logger
+	Hooks      Hooks
+	Now        func() time.Time
+
+	cache endpointCache
+}
+
+// Disposition is what becomes of a queue message after Handle.
+type Disposition struct {
+	// Done: the message is finished with (recorded, or obsolete): delete it.
+	Done bool
+	// RetryIn, when not Done, asks to see the message again after this
+	// long; zero leaves it to the queue's visibility timeout.
+	RetryIn time.Duration
+}
+
+var (
+	done = Disposition{Done: true}
+	// failed leaves the message to the queue: it returns after its
+	// visibility timeout, and after maxReceiveCount receives goes to the
+	// dead-letter queue.
+	failed = Disposition{}
+)
+
+// earlyDelay is how long a message that arrived before its delivery was
+// ready waits before it is seen again.
+const earlyDelay = 2 * time.Second
+
+// Handle processes one delivery queue message.
+func (d *Deliverer) Handle(ctx context.Context, msg Message) Disposition {
+	if msg.Request != nil {
+		if err := d.extra(ctx, msg); err != nil {
+			d.Log.ErrorContext(ctx, "extra attempt failed; the queue will retry", "delivery_id", msg.DeliveryID, "error", err.Error())
+			return failed
+		}
+		return done
+	}
+	return d.scheduled(ctx, msg)
+}
+
+// scheduled runs one attempt of a delivery's round.
+func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
+	now := d.now()
+	c := Claim{Project: msg.ProjectID, ID: msg.DeliveryID, Round: msg.Round, Attempt: msg.Attempt,
+		RedriveOfRound: msg.RedriveOfRound, Token: newToken(), Until: now.Add(time.Minute), Now: now}
+	if dl, ok := ctx.Deadline(); ok {
+		c.Until = dl
+	}
+	rec, claimed, err := d.Deliveries.Claim(ctx, c)
+	if err != nil {
+		d.Log.ErrorContext(ctx, "claim failed; the queue will retry", "delivery_id", msg.DeliveryID, "error", err.Error())
+		return failed
+	}
+	if !claimed {
+		switch c.Diagnose(rec) {
+		case Early:
+			return Disposition{RetryIn: earlyDelay}
+		case Busy:
+			// Another worker holds this attempt; come back when its claim
+			// ends, in case it crashed.
+			return Disposition{RetryIn: rec.ClaimExpiresAt.Sub(now) + time.Second}
+		}
+		return done
+	}
+	if err := d.attempt(ctx, *rec, c.Token); err != nil {
+		d.Log.ErrorContext(ctx, "attempt not recorded; the queue will retry", "delivery_id", rec.ID, "error", err.Error())
+		return failed
+	}
+	return done
+}
+
+// attempt POSTs a claimed attempt, decides what follows, arranges it
+// (schedule or dead letter) and records it all.
+func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string) error {
+	now := d.now()
+	ep, err := d.endpoint(ctx, rec.ProjectID, rec.EndpointID)
+	var resp Response
+	var decision Decision
+	var requestID string
+	switch {
+	case errors.Is(err, ErrEndpointNotFound):
+		decision = Decision{Verdict: DeadEndpointGone, Class: ClassEndpointDeleted, Reason: "the webhook endpoint was deleted"}
+	case err != nil:
+		return err
+	case !ep.Enabled:
+		decision = Decision{Verdict: Dead, Class: ClassEndpointDisabled, Reason: "the webhook endpoint is disabled: " + ep.DisabledReason}
+	default:
+		requestID, resp, err = d.post(ctx, rec, ep, ep.URL, now)
+		if err != nil {
+			return err
+		}
+		decision = Decide(resp, rec.NextAttempt, d.Config.Schedule, d.now())
+		if d.Hooks.AfterPost != nil {
+			if err := d.Hooks.AfterPost(ctx, rec.ID); err != nil {
+				return err
+			}
+		}
+	}
+	result, err := d.follow(ctx, rec, decision)
+	if err != nil {
+		return err
+	}
+	result.LastStatus, result.LastClass = resp.Status, decision.Class
+	log := Attempt{
+		DeliveryID: rec.ID, Attempt: rec.Attempts + 1, Round: rec.Round, Kind: KindScheduled, URL: ep.URL, RequestID: requestID,
+		StatusCode: resp.Status, ResponseBody: resp.Body, StartedAt: ids.Timestamp(now), DurationMs: resp.Duration.Milliseconds(),
+		ErrorClass: decision.Class, Error: errText(resp, decision), NextAttemptAt: result.NextAttemptAt,
+	}
+	if err := d.Deliveries.Finish(ctx, rec, token, result, log); errors.Is(err, ErrClaimLost) {
+		d.Log.WarnContext(ctx, "attempt ran after its claim expired; the other worker's result stands", "delivery_id", rec.ID)
+	} else if err != nil {
+		return err
+	}
+	if requestID != "" {
+		d.health(ctx, rec.ProjectID, ep, decision, now)
+	}
+	return nil
+}
+
+// follow arranges what a decision asks for — the next attempt's schedule,
+// or the dead letter — and returns the delivery's new state. It runs
+// before the attempt is recorded: if recording fails, the message returns
+// and the attempt runs again, and a schedule or dead letter sent twice is
+// harmless (schedules are named by attempt; a redriven duplicate finds the
+// delivery's round moved on).
+func (d *Deliverer) follow(ctx context.Context, rec Delivery, decision Decision) (Result, error) {
+	switch decision.Verdict {
+	case Delivered:
+		return Result{Status: StatusDelivered}, nil
+	case Retry:
+		at := nextSecond(d.now().Add(decision.Wait))
+		next := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, Round: rec.Round, Attempt: rec.NextAttempt + 1}
+		if err := d.Scheduler.Schedule(ctx, next, at); err != nil {
+			return Result{}, err
+		}
+		return Result{Status: StatusRetrying, NextAttemptAt: ids.Timestamp(at)}, nil
+	case DeadEndpointGone:
+		return Result{Status: StatusDead, DeadReason: decision.Reason}, nil
+	}
+	m := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, RedriveOfRound: rec.Round, EndpointID: rec.EndpointID, EventType: rec.EventType, Reason: decision.Reason}
+	if err := d.Queue.DeadLetter(ctx, m); err != nil {
+		return Result{}, err
+	}
+	return Result{Status: StatusDead, DeadReason: decision.Reason}, nil
+}
+
+// post signs and sends one attempt; it returns the attempt's request id.
+func (d *Deliverer) post(ctx context.Context, rec Delivery, ep Endpoint, url string, now time.Time) (string, Response, error) {
+	requestID := ids.New(ids.Request, now)
+	headers, err := SignedHeaders(ep.ActiveSecrets(now), rec.EventID, now.Unix(), []byte(rec.Payload))
+	if err != nil {
+		return "", Response{}, err
+	}
+	headers[HeaderEvent] = rec.EventType
+	headers[HeaderRequestID] = requestID
+	headers[HeaderAttempt] = strconv.Itoa(rec.Attempts + 1)
+	return requestID, d.Poster.Post(ctx, url, []byte(rec.Payload), headers), nil
+}
+
+// health updates the endpoint's success/failure record and disables an
+// endpoint that answered 410 or has failed for AutoDisableAfter. A success
+// after a recent success is not written (last_success_at is precise to a
+// minute), which keeps a healthy delivery at two writes.
+func (d *Deliverer) health(ctx context.Context, project string, ep Endpoint, decision Decision, now time.Time) {
+	var err error
+	switch decision.Verdict {
+	case Delivered:
+		if ep.ConsecutiveFailures == 0 && recent(ep.LastSuccessAt, now, time.Minute) {
+			return
+		}
+		ep, err = d.Endpoints.RecordSuccess(ctx, project, ep.ID, now)
+	default:
+		ep, err = d.Endpoints.RecordFailure(ctx, project, ep.ID, now)
+		if err == nil && ep.Enabled {
+			reason := ""
+			switch {
+			case decision.Verdict == DeadAndDisable:
+				reason = "the endpoint answered 410 Gone"
+			case ep.FailingSince != "" && !recent(ep.FailingSince, now, d.Config.AutoDisableAfter):
+				reason = fmt.Sprintf("every delivery failed for %s (since %s)", d.Config.AutoDisableAfter, ep.FailingSince)
+			}
+			if reason != "" {
+				err = d.Endpoints.Disable(ctx, project, ep.ID, reason, now)
+				ep.Enabled, ep.DisabledReason = false, reason
+			}
+		}
+	}
+	if err != nil {
+		d.Log.WarnContext(ctx, "endpoint health not updated", "endpoint_id", ep.ID, "error", err.Error())
+		return
+	}
+	d.cache.put(project, ep, now)
+}
+
+// extra runs a manual retry or a redirect: one more attempt, logged, that
+// leaves the delivery's round alone (a manual success marks it delivered).
+func (d *Deliverer) extra(ctx context.Context, msg Message) error {
+	rec, err := d.Deliveries.Get(ctx, msg.ProjectID, msg.DeliveryID)
+	if errors.Is(err, ErrDeliveryNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := d.now()
+	ep, err := d.Endpoints.Get(ctx, rec.ProjectID, rec.EndpointID)
+	deleted := errors.Is(err, ErrEndpointNotFound)
+	if err != nil && !deleted {
+		return err
+	}
+	url, kind := ep.URL, KindManual
+	if msg.Request.Kind == RequestRedirect {
+		url, kind = msg.Request.TargetURL, KindRedirect
+	}
+	log := Attempt{DeliveryID: rec.ID, Attempt: rec.Attempts + 1, Round: rec.Round, Kind: kind, URL: url, StartedAt: ids.Timestamp(now)}
+	delivered := false
+	if deleted {
+		// Without the endpoint there is no secret to sign with.
+		log.ErrorClass, log.Error = ClassEndpointDeleted, "the webhook endpoint was deleted"
+	} else {
+		requestID, resp, err := d.post(ctx, rec, ep, url, now)
+		if err != nil {
+			return err
+		}
+		decision := Decide(resp, 1, d.Config.Schedule, now)
+		log.RequestID, log.StatusCode, log.ResponseBody, log.DurationMs = requestID, resp.Status, resp.Body, resp.Duration.Milliseconds()
+		log.ErrorClass, log.Error = decision.Class, errText(resp, decision)
+		delivered = kind == KindManual && decision.Verdict == Delivered
+		if kind == KindManual {
+			d.health(ctx, rec.ProjectID, ep, decision, now)
+		}
+	}
+	err = d.Deliveries.RecordExtra(ctx, rec, delivered, log)
+	if errors.Is(err, ErrDeliveryNotFound) {
+		return nil
+	}
+	return err
+}
+
+// endpoint returns an endpoint, cached for a few seconds per instance (a
+// disabled or edited endpoint takes effect within endpointCacheTTL).
+func (d *Deliverer) endpoint(ctx context.Context, project, id string) (Endpoint, error) {
+	now := d.now()
+	if ep, ok := d.cache.get(project, id, now); ok {
+		return ep, nil
+	}
+	ep, err := d.Endpoints.Get(ctx, project, id)
+	if err != nil {
+		return ep, err
+	}
+	d.cache.put(project, ep, now)
+	return ep, nil
+}
+
+func (d *Deliverer) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}
+
+func errText(r Response, dec Decision) string {
+	switch {
+	case r.Err != nil:
+		return r.Err.Error()
+	case dec.Reason != "":
+		return dec.Reason
+	}
+	return ""
+}
+
+func recent(ts string, now time.Time, within time.Duration) bool {
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	return err == nil && now.Sub(t) < within
+}
+
+// nextSecond rounds up to a whole second: schedules fire at second
+// precision.
+func nextSecond(t time.Time) time.Time {
+	if t.Truncate(time.Second).Equal(t) {
+		return t
+	}
+	return t.Truncate(time.Second).Add(time.Second)
+}
+
+func newToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// endpointCacheTTL bounds how stale an instance's view of an endpoint is.
+const endpointCacheTTL = 5 * time.Second
+
+type endpointCache struct {
+	mu sync.Mutex
+	m  map[string]cachedEndpoint
+}
+
+type cachedEndpoint struct {
+	ep  Endpoint
+	exp time.Time
+}
+
+func (c *endpointCache) get(project, id string, now time.Time) (Endpoint, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[project+"/"+id]
+	return e.ep, ok && now.Before(e.exp)
+}
+
+func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) > 10000 {
+		c.m = map[string]cachedEndpoint{}
+	}
+	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, exp: now.Add(endpointCacheTTL)}
+}

@@ -1,0 +1,165 @@
+package webhook
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/botix/public-api/internal/ids"
+)
+
+// Hooks let tests crash the pipeline between its steps. Production leaves
+// them nil.
+type Hooks struct {
+	// BeforeSend runs after the dispatcher stored the deliveries of a batch
+	// and before it sends their messages; an error fails the whole batch.
+	BeforeSend func(ctx context.Context) error
+	// AfterPost runs after the deliverer POSTed an attempt and before it
+	// records the result; an error leaves the message to the queue.
+	AfterPost func(ctx context.Context, deliveryID string) error
+}
+
+// Dispatcher fans outbox items out: each event becomes one delivery per
+// target endpoint and one delivery queue message; each delivery request
+// becomes one message.
+type Dispatcher struct {
+	Endpoints  Endpoints
+	Deliveries Deliveries
+	Queue      Queue
+	Log        *slog.Logger
+	Hooks      Hooks
+	Now        func() time.Time
+}
+
+// dispatchConcurrency bounds the parallel writes of one batch.
+const dispatchConcurrency = 16
+
+// dispatchJob is one outbox item on its way to the delivery queue.
+type dispatchJob struct {
+	item      Outgoing
+	endpoints []Endpoint
+	msgs      []Message
+	err       error
+}
+
+// Dispatch handles a batch and returns one error per item (nil: done).
+// Items are independent (webhook order is not guaranteed), so a batch is
+// handled concurrently: one endpoint read per project, the deliveries'
+// conditional creates in parallel, the messages sent together. Every step
+// is idempotent: an item dispatched again finds its deliveries as they are
+// (delivered ones stay delivered) and sends their messages again, which
+// the deliverer de-duplicates.
+func (d *Dispatcher) Dispatch(ctx context.Context, items []Outgoing) []error {
+	jobs := make([]dispatchJob, len(items))
+	byProject := map[string][]int{}
+	for i, it := range items {
+		jobs[i].item = it
+		switch {
+		case it.Event != nil:
+			byProject[it.Event.ProjectID] = append(byProject[it.Event.ProjectID], i)
+		case it.Request != nil:
+			r := it.Request
+			jobs[i].msgs = []Message{{DeliveryID: r.DeliveryID, ProjectID: r.ProjectID, Request: &MessageRequest{ID: r.ID, Kind: r.Kind, TargetURL: r.TargetURL}}}
+		}
+	}
+	for project, idx := range byProject {
+		endpoints, err := d.Endpoints.ForProject(ctx, project)
+		for _, i := range idx {
+			jobs[i].endpoints, jobs[i].err = endpoints, err
+		}
+	}
+	d.createDeliveries(ctx, jobs)
+	errs := make([]error, len(jobs))
+	if d.Hooks.BeforeSend != nil {
+		if err := d.Hooks.BeforeSend(ctx); err != nil {
+			for i := range errs {
+				errs[i] = err
+			}
+			return errs
+		}
+	}
+	d.sendAll(ctx, jobs)
+	for i, j := range jobs {
+		errs[i] = j.err
+	}
+	return errs
+}
+
+// createDeliveries stores one delivery per event and target endpoint, in
+// parallel, and prepares each one's first message.
+func (d *Dispatcher) createDeliveries(ctx context.Context, jobs []dispatchJob) {
+	sem := make(chan struct{}, dispatchConcurrency)
+	var wg sync.WaitGroup
+	for i := range jobs {
+		j := &jobs[i]
+		if j.err != nil || j.item.Event == nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			j.msgs, j.err = d.fanOut(ctx, j.item, j.endpoints)
+		}()
+	}
+	wg.Wait()
+}
+
+func (d *Dispatcher) fanOut(ctx context.Context, o Outgoing, endpoints []Endpoint) ([]Message, error) {
+	ev := *o.Event
+	body, err := Body(ev)
+	if err != nil {
+		return nil, err
+	}
+	now := ids.Timestamp(d.now())
+	var msgs []Message
+	for _, ep := range endpoints {
+		if !ep.Targets(o) {
+			continue
+		}
+		id, err := DeliveryID(ev.ID, ep.ID)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := d.Deliveries.Create(ctx, Delivery{
+			ProjectID: ev.ProjectID, ID: id, EventID: ev.ID, EventType: ev.Type, EndpointID: ep.ID,
+			Status: StatusPending, Round: 1, NextAttempt: 1, Payload: string(body), CreatedAt: now, UpdatedAt: now,
+		}); err != nil {
+			return nil, err
+		}
+		// Sent whether the delivery is new or not: if a previous run stored
+		// it and crashed before sending, this is what delivers it.
+		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, Round: 1, Attempt: 1})
+	}
+	return msgs, nil
+}
+
+// sendAll puts the jobs' messages on the delivery queue in one call of the
+// port; a job fails if any of its messages was not sent.
+func (d *Dispatcher) sendAll(ctx context.Context, jobs []dispatchJob) {
+	var all []Message
+	var owner []int
+	for i, j := range jobs {
+		if j.err == nil {
+			for _, m := range j.msgs {
+				all, owner = append(all, m), append(owner, i)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return
+	}
+	for k, err := range d.Queue.Enqueue(ctx, all) {
+		if err != nil && jobs[owner[k]].err == nil {
+			jobs[owner[k]].err = err
+		}
+	}
+}
+
+func (d *Dispatcher) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
+}

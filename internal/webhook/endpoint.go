@@ -1,0 +1,191 @@
+package webhook
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/domain"
+	"github.com/botix/public-api/internal/ids"
+)
+
+// AllEvents subscribes an endpoint to every event type.
+const AllEvents = "*"
+
+// MaxEndpointsPerProject bounds the webhook endpoints of a project.
+const MaxEndpointsPerProject = 20
+
+// ErrEndpointNotFound reports an endpoint that does not exist in the
+// project.
+var ErrEndpointNotFound = apierr.New(apierr.NotFound, "webhook endpoint not found")
+
+// Endpoint is a webhook endpoint: what the API shows, its health, and its
+// signing secrets, which are never shown but once, at creation and on
+// rotation.
+type Endpoint struct {
+	ID             string   `json:"id"`
+	URL            string   `json:"url"`
+	Events         []string `json:"events"`
+	Description    string   `json:"description,omitempty"`
+	Enabled        bool     `json:"enabled"`
+	DisabledReason string   `json:"disabled_reason,omitempty"`
+	CreatedAt      string   `json:"created_at"`
+	UpdatedAt      string   `json:"updated_at"`
+	LastSuccessAt  string   `json:"last_success_at,omitempty"`
+	LastFailureAt  string   `json:"last_failure_at,omitempty"`
+	// FailingSince is when the current streak of failed attempts began
+	// (empty while the endpoint succeeds).
+	FailingSince        string `json:"failing_since,omitempty"`
+	ConsecutiveFailures int    `json:"consecutive_failures"`
+	// Secrets sign the requests, newest first.
+	Secrets []Secret `json:"-"`
+}
+
+// Secret is an endpoint signing secret. A zero ExpiresAt signs until the
+// next rotation; after it, the secret signs until ExpiresAt.
+type Secret struct {
+	Value     string
+	CreatedAt string
+	ExpiresAt time.Time
+}
+
+// SecretOverlap is how long the previous secret keeps signing after a
+// rotation, so that receivers can switch without losing a webhook.
+const SecretOverlap = 24 * time.Hour
+
+// ActiveSecrets returns the secrets that sign at now, newest first.
+func (e Endpoint) ActiveSecrets(now time.Time) []string {
+	var out []string
+	for _, s := range e.Secrets {
+		if s.ExpiresAt.IsZero() || now.Before(s.ExpiresAt) {
+			out = append(out, s.Value)
+		}
+	}
+	return out
+}
+
+// Rotate returns the secrets after a rotation at now, with the new secret
+// first. Every secret still signing keeps signing for its full overlap: the
+// current one for SecretOverlap from now, older ones until their own end
+// (two rotations in a day must not cut the first one short). previousEnds
+// is when the current secret stops signing.
+func (e Endpoint) Rotate(now time.Time) (secret string, secrets []Secret, previousEnds time.Time) {
+	secret = NewSecret()
+	previousEnds = now.Add(SecretOverlap)
+	secrets = []Secret{{Value: secret, CreatedAt: ids.Timestamp(now)}}
+	for _, old := range e.Secrets {
+		switch {
+		case old.ExpiresAt.IsZero():
+			old.ExpiresAt = previousEnds
+		case !now.Before(old.ExpiresAt):
+			continue
+		}
+		secrets = append(secrets, old)
+	}
+	return secret, secrets, previousEnds
+}
+
+// NewEndpoint returns the endpoint a validated creation input describes,
+// enabled, with one fresh secret.
+func NewEndpoint(in EndpointInput, id string, now time.Time) Endpoint {
+	ep := Endpoint{ID: id, URL: *in.URL, Events: in.Events, Enabled: true, CreatedAt: ids.Timestamp(now), UpdatedAt: ids.Timestamp(now),
+		Secrets: []Secret{{Value: NewSecret(), CreatedAt: ids.Timestamp(now)}}}
+	if in.Description != nil {
+		ep.Description = *in.Description
+	}
+	return ep
+}
+
+// Patch applies a validated update input at now. Enabling an endpoint
+// clears its disabled reason and its failure streak.
+func (e Endpoint) Patch(in EndpointInput, now time.Time) Endpoint {
+	e.UpdatedAt = ids.Timestamp(now)
+	if in.URL != nil {
+		e.URL = *in.URL
+	}
+	if in.Events != nil {
+		e.Events = in.Events
+	}
+	if in.Description != nil {
+		e.Description = *in.Description
+	}
+	if in.Enabled != nil {
+		e.Enabled = *in.Enabled
+		if e.Enabled {
+			e.DisabledReason, e.ConsecutiveFailures, e.FailingSince = "", 0, ""
+		}
+	}
+	return e
+}
+
+// Targets reports whether the endpoint receives an outgoing event: named
+// by it (webhook.test), or enabled and subscribed to its type.
+func (e Endpoint) Targets(o Outgoing) bool {
+	if o.TargetEndpoint != "" {
+		return o.TargetEndpoint == e.ID
+	}
+	return e.Enabled && e.Subscribed(o.Event.Type)
+}
+
+// Subscribed reports whether the endpoint receives events of type typ.
+func (e Endpoint) Subscribed(typ string) bool {
+	return slices.Contains(e.Events, AllEvents) || slices.Contains(e.Events, typ)
+}
+
+// EndpointInput is the body of POST and PATCH /public/v1/webhook-endpoints.
+type EndpointInput struct {
+	URL         *string  `json:"url"`
+	Events      []string `json:"events"`
+	Description *string  `json:"description"`
+	Enabled     *bool    `json:"enabled"`
+}
+
+// Validate checks the fields that are present; create requires url and
+// events, an update at least one field. The URL's address rules are the
+// Guard's, checked by the caller (they may resolve names).
+func (in EndpointInput) Validate(create bool) apierr.Problems {
+	p := apierr.Problems{}
+	if create && in.URL == nil {
+		p.Add("url", "is required")
+	}
+	switch {
+	case in.Events == nil && create:
+		p.Add("events", "is required: a list of event types, or [\"*\"] for all")
+	case in.Events != nil:
+		validateEventTypes(p, in.Events)
+	}
+	if in.Description != nil && utf8.RuneCountInString(*in.Description) > 500 {
+		p.Add("description", "must be at most 500 characters")
+	}
+	if create && in.Enabled != nil {
+		p.Add("enabled", "is set with PATCH; a new endpoint is enabled")
+	}
+	if !create && in.URL == nil && in.Events == nil && in.Description == nil && in.Enabled == nil {
+		p.Add("body", "name at least one of url, events, description, enabled")
+	}
+	return p
+}
+
+func validateEventTypes(p apierr.Problems, types []string) {
+	if len(types) == 0 {
+		p.Add("events", "must name at least one event type, or \"*\"")
+		return
+	}
+	seen := map[string]bool{}
+	for _, t := range types {
+		if t != AllEvents && !slices.Contains(domain.EventTypes, t) {
+			p.Add("events", "unknown event type "+t+"; known: "+strings.Join(domain.EventTypes, ", ")+" or *")
+			return
+		}
+		if seen[t] {
+			p.Add("events", "event types must be distinct")
+			return
+		}
+		seen[t] = true
+	}
+	if seen[AllEvents] && len(types) > 1 {
+		p.Add("events", "\"*\" already means every type")
+	}
+}

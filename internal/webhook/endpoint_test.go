@@ -1,0 +1,102 @@
+package webhook
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEndpointInputValidation(t *testing.T) {
+	s := func(v string) *string { return &v }
+	yes := true
+	cases := []struct {
+		name   string
+		in     EndpointInput
+		create bool
+		field  string
+	}{
+		{"create needs a url", EndpointInput{Events: []string{"*"}}, true, "url"},
+		{"create needs events", EndpointInput{URL: s("https://example.com")}, true, "events"},
+		{"an empty event list", EndpointInput{URL: s("https://example.com"), Events: []string{}}, true, "events"},
+		{"an unknown event type", EndpointInput{URL: s("https://example.com"), Events: []string{"contact.deleted"}}, true, "events"},
+		{"a type twice", EndpointInput{URL: s("https://example.com"), Events: []string{"message.sent", "message.sent"}}, true, "events"},
+		{"* with another type", EndpointInput{URL: s("https://example.com"), Events: []string{"*", "message.sent"}}, true, "events"},
+		{"a description of 501 characters", EndpointInput{URL: s("https://example.com"), Events: []string{"*"}, Description: s(strings.Repeat("я", 501))}, true, "description"},
+		{"enabled is set with PATCH", EndpointInput{URL: s("https://example.com"), Events: []string{"*"}, Enabled: &yes}, true, "enabled"},
+		{"an update that changes nothing", EndpointInput{}, false, "body"},
+		{"a valid creation", EndpointInput{URL: s("https://example.com"), Events: []string{"contact.created", "webhook.test"}}, true, ""},
+		{"a valid update", EndpointInput{Enabled: &yes}, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := c.in.Validate(c.create)
+			if c.field == "" {
+				if len(p) != 0 {
+					t.Fatalf("problems %v", p)
+				}
+				return
+			}
+			if _, ok := p[c.field]; !ok || len(p) != 1 {
+				t.Fatalf("problems %v, want one with %s", p, c.field)
+			}
+		})
+	}
+}
+
+func TestSecretRotation(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	url := "https://example.com"
+	ep := NewEndpoint(EndpointInput{URL: &url, Events: []string{"*"}}, "we_1", t0)
+	first := ep.Secrets[0].Value
+	if !ep.Enabled || len(ep.Secrets) != 1 || !strings.HasPrefix(first, SecretPrefix) {
+		t.Fatalf("new endpoint %+v", ep)
+	}
+	t1 := t0.Add(time.Hour)
+	second, secrets, ends := ep.Rotate(t1)
+	ep.Secrets = secrets
+	t.Run("the new secret signs first; the previous one until the overlap ends", func(t *testing.T) {
+		if !ends.Equal(t1.Add(SecretOverlap)) || secrets[0].Value != second || second == first {
+			t.Fatalf("rotation: %v %+v", ends, secrets)
+		}
+		if got := ep.ActiveSecrets(t1); len(got) != 2 || got[0] != second || got[1] != first {
+			t.Fatalf("active at rotation %v", got)
+		}
+		if got := ep.ActiveSecrets(ends); len(got) != 1 || got[0] != second {
+			t.Fatalf("active at the overlap's end %v", got)
+		}
+	})
+	t2 := t1.Add(2 * time.Hour)
+	third, secrets, _ := ep.Rotate(t2)
+	ep.Secrets = secrets
+	t.Run("a second rotation within the overlap keeps the first previous secret to its own end", func(t *testing.T) {
+		if got := ep.ActiveSecrets(t2); len(got) != 3 || got[0] != third || got[1] != second || got[2] != first {
+			t.Fatalf("active after two rotations %v", got)
+		}
+		if got := ep.ActiveSecrets(ends.Add(-time.Second)); len(got) != 3 {
+			t.Fatalf("the first previous secret stopped early: %v", got)
+		}
+		if got := ep.ActiveSecrets(ends); len(got) != 2 || got[1] != second {
+			t.Fatalf("after the first overlap %v", got)
+		}
+	})
+	t.Run("a rotation after every overlap ended keeps only the current secret as previous", func(t *testing.T) {
+		_, secrets, _ := ep.Rotate(t2.Add(48 * time.Hour))
+		if len(secrets) != 2 || secrets[1].Value != third {
+			t.Fatalf("secrets %+v", secrets)
+		}
+	})
+}
+
+func TestPatch(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	ep := Endpoint{ID: "we_1", URL: "https://a.example", Events: []string{"*"}, Enabled: false, DisabledReason: "the endpoint answered 410 Gone", ConsecutiveFailures: 7, FailingSince: "x"}
+	yes, url := true, "https://b.example"
+	got := ep.Patch(EndpointInput{URL: &url, Enabled: &yes}, t0)
+	if got.URL != url || !got.Enabled || got.DisabledReason != "" || got.ConsecutiveFailures != 0 || got.FailingSince != "" || got.UpdatedAt == "" || got.Events[0] != "*" {
+		t.Fatalf("patched %+v", got)
+	}
+	no := false
+	if got := ep.Patch(EndpointInput{Enabled: &no}, t0); got.DisabledReason == "" {
+		t.Fatal("disabling cleared the reason")
+	}
+}

@@ -1,0 +1,512 @@
+package webhook_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/botix/public-api/internal/domain"
+	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/webhook"
+	"github.com/botix/public-api/internal/webhook/webhooktest"
+)
+
+func TestFakesMeetTheContracts(t *testing.T) {
+	t.Run("deliveries", func(t *testing.T) {
+		webhooktest.TestDeliveries(t, func(*testing.T) webhook.Deliveries { return &webhooktest.Deliveries{} })
+	})
+	t.Run("endpoints", func(t *testing.T) { webhooktest.TestEndpoints(t, webhooktest.NewEndpointsHarness) })
+}
+
+const project = "prj_01JDQ7X3ZV8N5W2K4R6T9Y1B3C"
+
+// pipeline is the dispatcher, deliverer and redriver over in-memory ports,
+// with a clock that only moves when told.
+type pipeline struct {
+	t          *testing.T
+	deliveries *webhooktest.Deliveries
+	endpoints  *webhooktest.Endpoints
+	queue      *webhooktest.Queue
+	scheduler  *webhooktest.Scheduler
+	poster     *webhooktest.Poster
+	dlq        *webhooktest.DeadLetterQueue
+	dispatcher *webhook.Dispatcher
+	deliverer  *webhook.Deliverer
+	redriver   *webhook.Redriver
+	mu         sync.Mutex
+	now        time.Time
+}
+
+func newPipeline(t *testing.T) *pipeline {
+	p := &pipeline{t: t, deliveries: &webhooktest.Deliveries{}, endpoints: &webhooktest.Endpoints{}, queue: &webhooktest.Queue{},
+		scheduler: &webhooktest.Scheduler{}, poster: &webhooktest.Poster{}, dlq: &webhooktest.DeadLetterQueue{},
+		now: time.Date(2026, 11, 29, 8, 0, 0, 250e6, time.UTC)}
+	log := slog.New(slog.DiscardHandler)
+	p.deliveries.Now = p.clock
+	p.dispatcher = &webhook.Dispatcher{Endpoints: p.endpoints, Deliveries: p.deliveries, Queue: p.queue, Log: log, Now: p.clock}
+	p.deliverer = &webhook.Deliverer{Deliveries: p.deliveries, Endpoints: p.endpoints, Queue: p.queue, Scheduler: p.scheduler, Poster: p.poster,
+		Config: webhook.Config{Schedule: webhook.DefaultSchedule, AutoDisableAfter: webhook.DefaultAutoDisableAfter}, Log: log, Now: p.clock}
+	p.redriver = &webhook.Redriver{DeadLetters: p.dlq, Deliveries: p.deliveries, Log: log}
+	return p
+}
+
+func (p *pipeline) clock() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.now
+}
+
+func (p *pipeline) advance(d time.Duration) {
+	p.mu.Lock()
+	p.now = p.now.Add(d)
+	p.mu.Unlock()
+}
+
+// endpoint registers an enabled endpoint subscribed to types.
+func (p *pipeline) endpoint(types ...string) webhook.Endpoint {
+	ep := webhooktest.NewEndpoint(p.clock())
+	ep.Secrets = ep.Secrets[:1]
+	ep.Events = types
+	p.endpoints.Put(project, ep)
+	return ep
+}
+
+func (p *pipeline) event(typ string) webhook.Outgoing {
+	now := p.clock()
+	return webhook.Outgoing{Event: &domain.Event{ID: ids.New(ids.Event, now), Type: typ, CreatedAt: ids.Timestamp(now), ProjectID: project, Data: json.RawMessage(`{"id":"ct_1"}`)}}
+}
+
+// dispatch dispatches items and fails the test on any error.
+func (p *pipeline) dispatch(items ...webhook.Outgoing) {
+	p.t.Helper()
+	for i, err := range p.dispatcher.Dispatch(context.Background(), items) {
+		if err != nil {
+			p.t.Fatalf("item %d: %v", i, err)
+		}
+	}
+}
+
+// deliverAll hands every message enqueued so far (from the n-th on) to
+// the deliverer and returns the dispositions.
+func (p *pipeline) deliverFrom(n int) []webhook.Disposition {
+	var out []webhook.Disposition
+	for _, m := range p.queue.Sent()[n:] {
+		out = append(out, p.deliverer.Handle(context.Background(), m))
+	}
+	return out
+}
+
+func (p *pipeline) only() webhook.Delivery {
+	p.t.Helper()
+	all := p.deliveries.All()
+	if len(all) != 1 {
+		p.t.Fatalf("%d deliveries, want 1", len(all))
+	}
+	return all[0]
+}
+
+func (p *pipeline) attempts(d webhook.Delivery) []webhook.Attempt {
+	log, _ := p.deliveries.Attempts(context.Background(), d.ProjectID, d.ID)
+	return log
+}
+
+// firstAttempt is a pipeline with one endpoint subscribed to every event,
+// one event dispatched, and its first attempt made against answer (200
+// when nil).
+func firstAttempt(t *testing.T, answer func(int, webhooktest.Posted) webhook.Response) (*pipeline, webhook.Endpoint) {
+	p := newPipeline(t)
+	ep := p.endpoint(webhook.AllEvents)
+	p.poster.Answer = answer
+	p.dispatch(p.event(domain.EventContactCreated))
+	p.deliverFrom(0)
+	return p, ep
+}
+
+func answer(status int, retryAfter string) func(int, webhooktest.Posted) webhook.Response {
+	return func(int, webhooktest.Posted) webhook.Response {
+		return webhook.Response{Status: status, RetryAfter: retryAfter, Body: "answer " + strconv.Itoa(status), Duration: 5 * time.Millisecond}
+	}
+}
+
+// TestDelivererTransitions drives one delivery through each transition the
+// deliverer knows, on in-memory ports.
+func TestDelivererTransitions(t *testing.T) {
+	t.Run("2xx: delivered, signed both ways, logged", func(t *testing.T) {
+		p := newPipeline(t)
+		ep := p.endpoint(domain.EventContactCreated)
+		p.dispatch(p.event(domain.EventContactCreated))
+		if d := p.deliverFrom(0); len(d) != 1 || !d[0].Done {
+			t.Fatalf("dispositions %+v", d)
+		}
+		got := p.only()
+		if got.Status != webhook.StatusDelivered || got.Attempts != 1 || got.DeliveredAt == "" || len(p.scheduler.All()) != 0 || len(p.queue.Dead()) != 0 {
+			t.Fatalf("delivery %+v, schedules %v, dead %v", got, p.scheduler.All(), p.queue.Dead())
+		}
+		posted := p.poster.Posted()[0]
+		key, _ := webhook.SecretKey(ep.Secrets[0].Value)
+		if posted.Headers[webhook.HeaderSignature] != webhook.BotixSignature(key, posted.Body) {
+			t.Fatal("X-Botix-Signature missing or wrong")
+		}
+		ts, _ := strconv.ParseInt(posted.Headers[webhook.HeaderTimestamp], 10, 64)
+		std := webhook.StandardSignature(key, posted.Headers[webhook.HeaderID], ts, posted.Body)
+		if !hmac.Equal([]byte(posted.Headers[webhook.HeaderStdSig]), []byte(std)) || posted.Headers[webhook.HeaderID] != got.EventID {
+			t.Fatalf("webhook-signature %q, want %q", posted.Headers[webhook.HeaderStdSig], std)
+		}
+		if posted.Headers[webhook.HeaderAttempt] != "1" || posted.Headers[webhook.HeaderEvent] != domain.EventContactCreated || !strings.HasPrefix(posted.Headers[webhook.HeaderRequestID], "req_") {
+			t.Fatalf("headers %v", posted.Headers)
+		}
+		log := p.attempts(got)
+		if len(log) != 1 || log[0].StatusCode != 200 || log[0].RequestID != posted.Headers[webhook.HeaderRequestID] || log[0].Kind != webhook.KindScheduled || log[0].URL != ep.URL {
+			t.Fatalf("attempt log %+v", log)
+		}
+	})
+	t.Run("5xx: retrying, the next attempt scheduled after the table's wait, on a whole second", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(503, ""))
+		got := p.only()
+		sched := p.scheduler.All()
+		want := p.clock().Add(time.Minute).Truncate(time.Second).Add(time.Second)
+		if got.Status != webhook.StatusRetrying || len(sched) != 1 || !sched[0].At.Equal(want) || sched[0].Message.Attempt != 2 || sched[0].Message.Round != 1 {
+			t.Fatalf("delivery %+v, schedules %+v (want at %s)", got, sched, want)
+		}
+		if got.NextAttemptAt != ids.Timestamp(want) || got.LastStatusCode != 503 || got.LastErrorClass != "http_503" {
+			t.Fatalf("delivery %+v", got)
+		}
+		if ep, _ := p.endpoints.Get(context.Background(), project, got.EndpointID); ep.ConsecutiveFailures != 1 || ep.FailingSince == "" {
+			t.Fatalf("endpoint health %+v", ep)
+		}
+	})
+	t.Run("429 with Retry-After: the receiver's wait instead of the table's", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(429, "120"))
+		if sched := p.scheduler.All(); len(sched) != 1 || !sched[0].At.Equal(p.clock().Add(2*time.Minute).Truncate(time.Second).Add(time.Second)) {
+			t.Fatalf("schedules %+v", sched)
+		}
+	})
+	t.Run("5 failed attempts: dead, with a dead letter that a redrive can start again", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(500, ""))
+		for i := range 4 {
+			p.advance(25 * time.Hour)
+			if d := p.deliverer.Handle(context.Background(), p.scheduler.All()[i].Message); !d.Done {
+				t.Fatalf("attempt %d: %+v", i+2, d)
+			}
+		}
+		got := p.only()
+		dead := p.queue.Dead()
+		if got.Status != webhook.StatusDead || got.Attempts != 5 || len(dead) != 1 || dead[0].RedriveOfRound != 1 || dead[0].Reason != "5 attempts failed" || dead[0].EndpointID != got.EndpointID {
+			t.Fatalf("delivery %+v, dead letters %+v", got, dead)
+		}
+		if len(p.scheduler.All()) != 4 {
+			t.Fatalf("%d schedules, want 4", len(p.scheduler.All()))
+		}
+	})
+	t.Run("401: dead at once, to the dead-letter queue", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(401, ""))
+		if got := p.only(); got.Status != webhook.StatusDead || got.DeadReason == "" || len(p.queue.Dead()) != 1 || len(p.scheduler.All()) != 0 {
+			t.Fatalf("delivery %+v", got)
+		}
+	})
+	t.Run("410: dead, and the endpoint is disabled", func(t *testing.T) {
+		p, ep := firstAttempt(t, answer(410, ""))
+		got, _ := p.endpoints.Get(context.Background(), project, ep.ID)
+		if p.only().Status != webhook.StatusDead || got.Enabled || got.DisabledReason != "the endpoint answered 410 Gone" || len(p.queue.Dead()) != 1 {
+			t.Fatalf("endpoint %+v", got)
+		}
+	})
+	t.Run("a deleted endpoint: dead without a request and without a dead letter", func(t *testing.T) {
+		p := newPipeline(t)
+		ep := p.endpoint(webhook.AllEvents)
+		p.dispatch(p.event(domain.EventContactCreated))
+		p.endpoints.Delete(project, ep.ID)
+		p.deliverFrom(0)
+		got := p.only()
+		if got.Status != webhook.StatusDead || got.LastErrorClass != webhook.ClassEndpointDeleted || len(p.poster.Posted()) != 0 || len(p.queue.Dead()) != 0 {
+			t.Fatalf("delivery %+v, posted %d, dead %d", got, len(p.poster.Posted()), len(p.queue.Dead()))
+		}
+	})
+	t.Run("a disabled endpoint: dead without a request, with a dead letter to redrive once it is enabled", func(t *testing.T) {
+		p := newPipeline(t)
+		ep := p.endpoint(webhook.AllEvents)
+		p.dispatch(p.event(domain.EventContactCreated))
+		ep.Enabled, ep.DisabledReason = false, "disabled by its owner"
+		p.endpoints.Put(project, ep)
+		p.deliverFrom(0)
+		got := p.only()
+		if got.Status != webhook.StatusDead || got.LastErrorClass != webhook.ClassEndpointDisabled || len(p.poster.Posted()) != 0 || len(p.queue.Dead()) != 1 {
+			t.Fatalf("delivery %+v", got)
+		}
+	})
+	t.Run("early: a message ahead of its delivery comes back shortly, without a request", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		p.dispatch(p.event(domain.EventContactCreated))
+		m := p.queue.Sent()[0]
+		m.Attempt = 2
+		if d := p.deliverer.Handle(context.Background(), m); d.Done || d.RetryIn != 2*time.Second || len(p.poster.Posted()) != 0 {
+			t.Fatalf("disposition %+v", d)
+		}
+	})
+	t.Run("busy: a message whose attempt another worker holds returns when the claim ends", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		p.dispatch(p.event(domain.EventContactCreated))
+		m := p.queue.Sent()[0]
+		if _, claimed, _ := p.deliveries.Claim(context.Background(), webhook.Claim{Project: project, ID: m.DeliveryID, Round: 1, Attempt: 1, Token: "other", Now: p.clock(), Until: p.clock().Add(40 * time.Second)}); !claimed {
+			t.Fatal("setup claim failed")
+		}
+		if d := p.deliverer.Handle(context.Background(), m); d.Done || d.RetryIn != 41*time.Second || len(p.poster.Posted()) != 0 {
+			t.Fatalf("disposition %+v", d)
+		}
+	})
+	t.Run("stale: a duplicate message of a recorded attempt is dropped without a request", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		p.dispatch(p.event(domain.EventContactCreated))
+		p.deliverFrom(0)
+		if d := p.deliverFrom(0); !d[0].Done || len(p.poster.Posted()) != 1 || p.only().Attempts != 1 {
+			t.Fatalf("duplicate: %+v, posted %d", d, len(p.poster.Posted()))
+		}
+	})
+	t.Run("a stale claim cannot record: the worker that took the attempt over stands", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		p.dispatch(p.event(domain.EventContactCreated))
+		m := p.queue.Sent()[0]
+		// The first worker stalls after its POST, past its claim; a second
+		// worker takes the attempt over and records it.
+		p.deliverer.Hooks.AfterPost = func(ctx context.Context, id string) error {
+			p.deliverer.Hooks.AfterPost = nil
+			p.advance(2 * time.Minute)
+			if d := p.deliverer.Handle(ctx, m); !d.Done {
+				t.Errorf("taker: %+v", d)
+			}
+			return nil
+		}
+		ctx, cancel := context.WithDeadline(context.Background(), p.clock().Add(time.Minute))
+		defer cancel()
+		if d := p.deliverer.Handle(ctx, m); !d.Done {
+			t.Fatalf("stalled worker: %+v", d)
+		}
+		if got := p.only(); got.Attempts != 1 || len(p.attempts(got)) != 1 || len(p.poster.Posted()) != 2 {
+			t.Fatalf("delivery %+v, log %d, posted %d", got, len(p.attempts(got)), len(p.poster.Posted()))
+		}
+	})
+	t.Run("a crash between the request and its record: the message returns and the attempt runs again", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		p.dispatch(p.event(domain.EventContactCreated))
+		p.deliverer.Hooks.AfterPost = func(context.Context, string) error { return errors.New("crash") }
+		ctx, cancel := context.WithDeadline(context.Background(), p.clock().Add(time.Minute))
+		defer cancel()
+		if d := p.deliverer.Handle(ctx, p.queue.Sent()[0]); d.Done || d.RetryIn != 0 {
+			t.Fatalf("crashed: %+v", d)
+		}
+		p.deliverer.Hooks.AfterPost = nil
+		p.advance(6 * time.Minute) // the queue's visibility timeout; the claim is over
+		if d := p.deliverFrom(0); !d[0].Done {
+			t.Fatalf("retry: %+v", d)
+		}
+		if got := p.only(); got.Status != webhook.StatusDelivered || got.Attempts != 1 || len(p.poster.Posted()) != 2 {
+			t.Fatalf("delivery %+v, posted %d", got, len(p.poster.Posted()))
+		}
+	})
+	t.Run("a failure to schedule or record leaves the message to the queue", func(t *testing.T) {
+		for _, op := range []string{"Schedule", "Finish", "Claim"} {
+			t.Run(op, func(t *testing.T) {
+				p := newPipeline(t)
+				p.endpoint(webhook.AllEvents)
+				p.poster.Answer = answer(503, "")
+				p.scheduler.Fail(op, nil, 1)
+				p.deliveries.Fail(op, nil, 1)
+				p.dispatch(p.event(domain.EventContactCreated))
+				if d := p.deliverFrom(0); d[0].Done {
+					t.Fatalf("%s failed, yet the message is done", op)
+				}
+				p.advance(6 * time.Minute)
+				p.deliverFrom(0)
+				if got := p.only(); got.Status != webhook.StatusRetrying || got.Attempts != 1 || len(p.scheduler.All()) != 1 {
+					t.Fatalf("delivery %+v, schedules %d", got, len(p.scheduler.All()))
+				}
+			})
+		}
+	})
+	t.Run("an endpoint that failed every delivery for 5 days is disabled", func(t *testing.T) {
+		p := newPipeline(t)
+		ep := p.endpoint(webhook.AllEvents)
+		p.poster.Answer = answer(500, "")
+		for i := range 7 {
+			p.dispatch(p.event(domain.EventContactCreated))
+			p.deliverFrom(i)
+			p.advance(24 * time.Hour)
+		}
+		got, _ := p.endpoints.Get(context.Background(), project, ep.ID)
+		if got.Enabled || !strings.HasPrefix(got.DisabledReason, "every delivery failed for 120h0m0s") {
+			t.Fatalf("endpoint %+v", got)
+		}
+	})
+}
+
+func TestExtraAttemptsAndRedrive(t *testing.T) {
+	request := func(d webhook.Delivery, kind webhook.RequestKind, target string) webhook.Outgoing {
+		return webhook.Outgoing{Request: &webhook.DeliveryRequest{ID: "dreq_1", ProjectID: project, DeliveryID: d.ID, Kind: kind, TargetURL: target}}
+	}
+	t.Run("a manual retry of a dead delivery is logged; its success delivers it and the round stops", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(503, ""))
+		p.poster.Answer = nil
+		n := len(p.queue.Sent())
+		p.dispatch(request(p.only(), webhook.RequestRetry, ""))
+		if d := p.deliverFrom(n); !d[0].Done {
+			t.Fatalf("manual: %+v", d)
+		}
+		got := p.only()
+		log := p.attempts(got)
+		if got.Status != webhook.StatusDelivered || got.Attempts != 2 || got.Round != 1 || len(log) != 2 || log[1].Kind != webhook.KindManual || log[1].StatusCode != 200 {
+			t.Fatalf("delivery %+v, log %+v", got, log)
+		}
+		if d := p.deliverer.Handle(context.Background(), p.scheduler.All()[0].Message); !d.Done || len(p.poster.Posted()) != 2 {
+			t.Fatalf("the scheduled attempt after the manual success: %+v, posted %d", d, len(p.poster.Posted()))
+		}
+	})
+	t.Run("a redirect goes to the inspector and leaves the delivery's status alone", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(401, ""))
+		p.poster.Answer = nil
+		n := len(p.queue.Sent())
+		p.dispatch(request(p.only(), webhook.RequestRedirect, "https://api.example.com/inspect/insp_x"))
+		p.deliverFrom(n)
+		got := p.only()
+		log := p.attempts(got)
+		if got.Status != webhook.StatusDead || len(log) != 2 || log[1].Kind != webhook.KindRedirect || log[1].URL != "https://api.example.com/inspect/insp_x" || p.poster.Posted()[1].URL != log[1].URL {
+			t.Fatalf("delivery %+v, log %+v", got, log)
+		}
+	})
+	t.Run("the redriver moves matching dead letters, drops delivered ones, and leaves the rest", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		p.poster.Answer = answer(401, "")
+		for range 3 {
+			p.dispatch(p.event(domain.EventContactCreated))
+		}
+		p.dispatch(p.event(domain.EventMessageSent))
+		p.deliverFrom(0)
+		for _, m := range p.queue.Dead() {
+			p.dlq.Add(m.String())
+		}
+		p.dlq.Add("not a message")
+		all := p.deliveries.All()
+		p.poster.Answer = nil
+		n := len(p.queue.Sent())
+		p.dispatch(request(all[0], webhook.RequestRetry, ""))
+		p.deliverFrom(n) // one of them is delivered by hand meanwhile
+		out, err := p.redriver.Redrive(context.Background(), webhook.RedriveInput{EventType: domain.EventContactCreated})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := webhook.RedriveOutput{Moved: 2, SkippedDelivered: 1, SkippedFilter: 2}
+		if all[0].EventType != domain.EventContactCreated {
+			want = webhook.RedriveOutput{Moved: 3, SkippedDelivered: 0, SkippedFilter: 2}
+		}
+		if out != want || p.dlq.Len() != 2 {
+			t.Fatalf("redrive %+v, want %+v; %d left", out, want, p.dlq.Len())
+		}
+		for _, body := range p.dlq.Requeued() {
+			m, _ := webhook.ParseMessage(body)
+			if d := p.deliverer.Handle(context.Background(), m); !d.Done {
+				t.Fatalf("redriven: %+v", d)
+			}
+			if got, _ := p.deliveries.Get(context.Background(), project, m.DeliveryID); got.Status != webhook.StatusDelivered || got.Round != 2 {
+				t.Fatalf("redriven delivery %+v", got)
+			}
+		}
+	})
+}
+
+func TestDispatcher(t *testing.T) {
+	t.Run("an event goes to each enabled, subscribed endpoint once", func(t *testing.T) {
+		p := newPipeline(t)
+		a, b := p.endpoint(domain.EventContactCreated), p.endpoint(webhook.AllEvents)
+		p.endpoint(domain.EventMessageSent)
+		off := p.endpoint(webhook.AllEvents)
+		off.Enabled = false
+		p.endpoints.Put(project, off)
+		p.dispatch(p.event(domain.EventContactCreated))
+		targets := map[string]bool{}
+		for _, d := range p.deliveries.All() {
+			targets[d.EndpointID] = true
+		}
+		if len(targets) != 2 || !targets[a.ID] || !targets[b.ID] || len(p.queue.Sent()) != 2 {
+			t.Fatalf("deliveries to %v, %d messages", targets, len(p.queue.Sent()))
+		}
+	})
+	t.Run("a test event goes to its endpoint only, even a disabled one", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		target := p.endpoint(domain.EventContactCreated)
+		target.Enabled = false
+		p.endpoints.Put(project, target)
+		ev := p.event(domain.EventWebhookTest)
+		ev.TargetEndpoint = target.ID
+		p.dispatch(ev)
+		if d := p.only(); d.EndpointID != target.ID {
+			t.Fatalf("delivered to %s", d.EndpointID)
+		}
+	})
+	t.Run("a replayed batch sends again but never resets a delivery", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		ev := p.event(domain.EventContactCreated)
+		p.dispatch(ev)
+		p.deliverFrom(0)
+		p.dispatch(ev)
+		if d := p.deliverFrom(1); !d[0].Done {
+			t.Fatalf("replayed message: %+v", d)
+		}
+		if got := p.only(); got.Status != webhook.StatusDelivered || len(p.poster.Posted()) != 1 {
+			t.Fatalf("delivery %+v, posted %d", got, len(p.poster.Posted()))
+		}
+	})
+	t.Run("one endpoint read per project per batch", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		p.dispatch(p.event(domain.EventContactCreated), p.event(domain.EventMessageSent), p.event(domain.EventScenarioStarted))
+		if p.endpoints.Reads != 1 || len(p.queue.Sent()) != 3 {
+			t.Fatalf("%d reads, %d messages", p.endpoints.Reads, len(p.queue.Sent()))
+		}
+	})
+	t.Run("failures are reported per item and retried safely", func(t *testing.T) {
+		cases := []struct {
+			name string
+			arm  func(p *pipeline)
+		}{
+			{"the endpoints cannot be read", func(p *pipeline) { p.endpoints.Fail("ForProject", nil, 1) }},
+			{"a delivery cannot be stored", func(p *pipeline) { p.deliveries.Fail("Create", nil, 1) }},
+			{"the queue refuses", func(p *pipeline) { p.queue.Fail("Enqueue", nil, 1) }},
+			{"a crash before the send", func(p *pipeline) {
+				p.dispatcher.Hooks.BeforeSend = func(context.Context) error {
+					p.dispatcher.Hooks.BeforeSend = nil
+					return errors.New("crash")
+				}
+			}},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				p := newPipeline(t)
+				p.endpoint(webhook.AllEvents)
+				c.arm(p)
+				ev := p.event(domain.EventContactCreated)
+				if errs := p.dispatcher.Dispatch(context.Background(), []webhook.Outgoing{ev}); errs[0] == nil {
+					t.Fatal("the failure was not reported")
+				}
+				p.dispatch(ev)
+				p.deliverFrom(0)
+				if got := p.only(); got.Status != webhook.StatusDelivered || len(p.poster.Posted()) != 1 {
+					t.Fatalf("delivery %+v, posted %d", got, len(p.poster.Posted()))
+				}
+			})
+		}
+	})
+}

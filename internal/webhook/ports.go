@@ -1,0 +1,100 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Deliveries is where deliveries and their attempt logs are kept. Every
+// method is one atomic operation of the engine.
+type Deliveries interface {
+	// Create stores d unless a delivery with its id exists (ids are derived
+	// from the event and the endpoint, see DeliveryID), and reports whether
+	// it created it. An existing delivery is left exactly as it is.
+	Create(ctx context.Context, d Delivery) (bool, error)
+	// Get returns a delivery of project, or ErrDeliveryNotFound.
+	Get(ctx context.Context, project, id string) (Delivery, error)
+	// Claim stores c.Apply(d) if c.Allows(d) and returns it with true;
+	// otherwise it changes nothing and returns the delivery as it is (nil
+	// when there is none) with false. The condition and the change are one
+	// write, and the answer comes from it (no second read).
+	Claim(ctx context.Context, c Claim) (*Delivery, bool, error)
+	// Finish records a claimed attempt: r.Apply to the delivery and the
+	// attempt log a, together, on condition that the delivery still holds
+	// the claim token. It returns ErrClaimLost when it does not.
+	Finish(ctx context.Context, d Delivery, token string, r Result, a Attempt) error
+	// RecordExtra logs a manual or redirected attempt a and applies
+	// MarkExtra(delivered) to the delivery, together; ErrDeliveryNotFound
+	// if the delivery is gone.
+	RecordExtra(ctx context.Context, d Delivery, delivered bool, a Attempt) error
+	// Attempts returns a delivery's attempt log, oldest first.
+	Attempts(ctx context.Context, project, id string) ([]Attempt, error)
+}
+
+// ErrClaimLost reports that an attempt's claim ended and another worker
+// took the attempt over; the other worker's record stands.
+var ErrClaimLost = errors.New("webhook: the claim on the attempt was lost")
+
+// Endpoints is where webhook endpoints and their health are kept.
+type Endpoints interface {
+	// Get returns an endpoint of project, or ErrEndpointNotFound.
+	Get(ctx context.Context, project, id string) (Endpoint, error)
+	// ForProject returns every endpoint of a project (there are at most
+	// MaxEndpointsPerProject), in one read.
+	ForProject(ctx context.Context, project string) ([]Endpoint, error)
+	// RecordSuccess ends the endpoint's failure streak; RecordFailure
+	// extends it (FailingSince keeps when it began). Both return the
+	// endpoint as it is after the change, or ErrEndpointNotFound.
+	RecordSuccess(ctx context.Context, project, id string, at time.Time) (Endpoint, error)
+	RecordFailure(ctx context.Context, project, id string, at time.Time) (Endpoint, error)
+	// Disable disables an enabled endpoint with a reason the owner sees; an
+	// endpoint already disabled or gone is left alone, without an error.
+	Disable(ctx context.Context, project, id, reason string, at time.Time) error
+}
+
+// Queue is the delivery queue and its dead-letter queue, as the
+// dispatcher and the deliverer write to them.
+type Queue interface {
+	// Enqueue puts messages on the delivery queue. It returns one error per
+	// message, nil for each one sent.
+	Enqueue(ctx context.Context, msgs []Message) []error
+	// DeadLetter puts the message of a dead delivery on the dead-letter
+	// queue, where ops see it and from where a redrive starts a fresh round.
+	DeadLetter(ctx context.Context, m Message) error
+}
+
+// Scheduler arranges future attempts.
+type Scheduler interface {
+	// Schedule puts m on the delivery queue at at (whole seconds).
+	// Scheduling the same delivery, round and attempt twice is not an error.
+	Schedule(ctx context.Context, m Message, at time.Time) error
+}
+
+// DeadLetters is the dead-letter queue as the redriver reads it.
+type DeadLetters interface {
+	// Receive takes up to max dead letters, hidden from other readers for
+	// hold (an empty answer means the queue is empty, or everything in it
+	// is hidden).
+	Receive(ctx context.Context, max int, hold time.Duration) ([]DeadLetter, error)
+	// Requeue sends a dead letter's body back to the delivery queue, then
+	// deletes it from the dead-letter queue.
+	Requeue(ctx context.Context, l DeadLetter) error
+	// Delete removes a dead letter.
+	Delete(ctx context.Context, l DeadLetter) error
+	// Release makes received dead letters visible again at once.
+	Release(ctx context.Context, ls []DeadLetter) error
+}
+
+// DeadLetter is a message received from the dead-letter queue.
+type DeadLetter struct {
+	Body string
+	// Handle is the queue's receipt handle of this receive.
+	Handle string
+}
+
+// Poster sends one webhook request and reports what it observed; it never
+// fails: a request without an answer is a Response with a Class.
+type Poster interface {
+	Post(ctx context.Context, url string, body []byte, headers map[string]string) Response
+}

@@ -1,0 +1,381 @@
+package webhooktest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/botix/public-api/internal/domain"
+	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/webhook"
+)
+
+// NewDelivery returns a fresh pending delivery of project, as the
+// dispatcher creates it.
+func NewDelivery(project string, now time.Time) webhook.Delivery {
+	ev, ep := ids.New(ids.Event, now), ids.New(ids.WebhookEndpoint, now)
+	id, err := webhook.DeliveryID(ev, ep)
+	if err != nil {
+		panic(err)
+	}
+	ts := ids.Timestamp(now)
+	return webhook.Delivery{ProjectID: project, ID: id, EventID: ev, EventType: domain.EventContactCreated, EndpointID: ep,
+		Status: webhook.StatusPending, Round: 1, NextAttempt: 1, Payload: `{"id":"` + ev + `","data":{"name":"Ольга"}}`, CreatedAt: ts, UpdatedAt: ts}
+}
+
+// same compares what the Deliveries port keeps of a delivery (claim
+// times at millisecond precision).
+func same(a, b webhook.Delivery) bool {
+	a.ClaimExpiresAt, b.ClaimExpiresAt = a.ClaimExpiresAt.Truncate(time.Millisecond), b.ClaimExpiresAt.Truncate(time.Millisecond)
+	a.UpdatedAt, b.UpdatedAt = "", ""
+	return a.ClaimExpiresAt.Equal(b.ClaimExpiresAt) && func() bool {
+		a.ClaimExpiresAt, b.ClaimExpiresAt = time.Time{}, time.Time{}
+		return a == b
+	}()
+}
+
+// TestDeliveries runs the contract of webhook.Deliveries against the store
+// that newStore returns (cases use fresh projects, so stores may share
+// tables).
+func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries) {
+	ctx := context.Background()
+	now := time.Now()
+	project := func() string { return ids.New(ids.Project, time.Now()) }
+	get := func(t *testing.T, s webhook.Deliveries, d webhook.Delivery) webhook.Delivery {
+		t.Helper()
+		got, err := s.Get(ctx, d.ProjectID, d.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	create := func(t *testing.T, s webhook.Deliveries, d webhook.Delivery) {
+		t.Helper()
+		if created, err := s.Create(ctx, d); err != nil || !created {
+			t.Fatalf("create: %v %v", created, err)
+		}
+	}
+	t.Run("a delivery is created once and read back whole", func(t *testing.T) {
+		s, d := newStore(t), NewDelivery(project(), now)
+		create(t, s, d)
+		if got := get(t, s, d); !same(got, d) {
+			t.Fatalf("read back %+v, want %+v", got, d)
+		}
+		again := d
+		again.Payload = "{}"
+		if created, err := s.Create(ctx, again); err != nil || created {
+			t.Fatalf("second create: %v %v", created, err)
+		}
+		if got := get(t, s, d); got.Payload != d.Payload {
+			t.Fatal("a second create changed the delivery")
+		}
+	})
+	t.Run("creating a delivered delivery again leaves it delivered", func(t *testing.T) {
+		s, d := newStore(t), NewDelivery(project(), now)
+		create(t, s, d)
+		claimed := claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "t", Now: now, Until: now.Add(time.Minute)})
+		if err := s.Finish(ctx, claimed, "t", webhook.Result{Status: webhook.StatusDelivered, LastStatus: 200}, webhook.Attempt{DeliveryID: d.ID, Attempt: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if created, err := s.Create(ctx, d); err != nil || created {
+			t.Fatalf("create again: %v %v", created, err)
+		}
+		if got := get(t, s, d); got.Status != webhook.StatusDelivered || got.Attempts != 1 || got.NextAttempt != 2 {
+			t.Fatalf("after a replayed create: %+v", got)
+		}
+	})
+	t.Run("a delivery is found in its own project only", func(t *testing.T) {
+		s, d := newStore(t), NewDelivery(project(), now)
+		create(t, s, d)
+		for name, key := range map[string][2]string{"other project": {project(), d.ID}, "malformed id": {d.ProjectID, "dlv_nope"}, "unknown id": {d.ProjectID, NewDelivery(d.ProjectID, now).ID}} {
+			if _, err := s.Get(ctx, key[0], key[1]); !errors.Is(err, webhook.ErrDeliveryNotFound) {
+				t.Errorf("%s: err = %v", name, err)
+			}
+		}
+		if got, claimed, err := s.Claim(ctx, webhook.Claim{Project: project(), ID: d.ID, Round: 1, Attempt: 1, Token: "x", Now: now, Until: now.Add(time.Minute)}); err != nil || claimed || got != nil {
+			t.Fatalf("claim from another project: %v %v %v", got, claimed, err)
+		}
+	})
+	t.Run("claims take exactly what Claim.Allows admits, as Claim.Apply says", func(t *testing.T) {
+		s := newStore(t)
+		for _, st := range claimStates {
+			for _, c := range claimCases {
+				t.Run(st.name+" / "+c.name, func(t *testing.T) {
+					before := st.make(t, s, NewDelivery(project(), now), now)
+					claim := c.claim(before, now)
+					got, claimed, err := s.Claim(ctx, claim)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := claim.Allows(before); claimed != want {
+						t.Fatalf("claimed = %v, Claim.Allows = %v (delivery %+v)", claimed, want, before)
+					}
+					want := before
+					if claimed {
+						want = claim.Apply(before)
+					}
+					if got == nil || !same(*got, want) {
+						t.Fatalf("claim returned %+v, want %+v", got, want)
+					}
+					if after := get(t, s, before); !same(after, want) {
+						t.Fatalf("stored %+v, want %+v", after, want)
+					}
+				})
+			}
+		}
+	})
+	t.Run("finish applies the result and logs the attempt, under the claim only", func(t *testing.T) {
+		s, d := newStore(t), NewDelivery(project(), now)
+		create(t, s, d)
+		held := claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "mine", Now: now, Until: now.Add(time.Minute)})
+		first := webhook.Attempt{DeliveryID: d.ID, Attempt: 1, Round: 1, Kind: webhook.KindScheduled, URL: "https://example.com/h", RequestID: "req_1",
+			StatusCode: 503, ResponseBody: "упал <b>", StartedAt: ids.Timestamp(now), DurationMs: 12, ErrorClass: "http_503", NextAttemptAt: ids.Timestamp(now.Add(time.Minute))}
+		retry := webhook.Result{Status: webhook.StatusRetrying, NextAttemptAt: first.NextAttemptAt, LastStatus: 503, LastClass: "http_503"}
+		if err := s.Finish(ctx, held, "not-mine", retry, first); !errors.Is(err, webhook.ErrClaimLost) {
+			t.Fatalf("finish under another token: %v", err)
+		}
+		if err := s.Finish(ctx, held, "mine", retry, first); err != nil {
+			t.Fatal(err)
+		}
+		got := get(t, s, d)
+		if want := retry.Apply(held, ""); !same(got, want) {
+			t.Fatalf("after finish %+v, want %+v", got, want)
+		}
+		if err := s.Finish(ctx, held, "mine", retry, first); !errors.Is(err, webhook.ErrClaimLost) {
+			t.Fatalf("a second finish under a released claim: %v", err)
+		}
+		held = claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 2, Token: "again", Now: now, Until: now.Add(time.Minute)})
+		second := webhook.Attempt{DeliveryID: d.ID, Attempt: 2, Round: 1, Kind: webhook.KindScheduled, StatusCode: 204, StartedAt: ids.Timestamp(now)}
+		if err := s.Finish(ctx, held, "again", webhook.Result{Status: webhook.StatusDelivered, LastStatus: 204}, second); err != nil {
+			t.Fatal(err)
+		}
+		got = get(t, s, d)
+		if got.Status != webhook.StatusDelivered || got.DeliveredAt == "" || got.NextAttemptAt != "" || got.Attempts != 2 {
+			t.Fatalf("after delivery %+v", got)
+		}
+		if log, err := s.Attempts(ctx, d.ProjectID, d.ID); err != nil || len(log) != 2 || log[0] != first || log[1] != second {
+			t.Fatalf("attempt log %+v %v", log, err)
+		}
+	})
+	t.Run("a dead round keeps its reason", func(t *testing.T) {
+		s, d := newStore(t), NewDelivery(project(), now)
+		dead := toDead(t, s, d, now)
+		if dead.Status != webhook.StatusDead || dead.DeadReason != "the endpoint answered 401, which is not retried" || dead.LastStatusCode != 401 {
+			t.Fatalf("dead %+v", dead)
+		}
+	})
+	t.Run("extra attempts are counted and logged; a manual success delivers", func(t *testing.T) {
+		s, d := newStore(t), NewDelivery(project(), now)
+		dead := toDead(t, s, d, now)
+		failedManual := webhook.Attempt{DeliveryID: d.ID, Attempt: 2, Round: 1, Kind: webhook.KindManual, StatusCode: 500, StartedAt: ids.Timestamp(now)}
+		if err := s.RecordExtra(ctx, dead, false, failedManual); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(t, s, d); got.Attempts != 2 || got.Status != webhook.StatusDead || got.Round != 1 {
+			t.Fatalf("after a failed manual attempt %+v", got)
+		}
+		okManual := webhook.Attempt{DeliveryID: d.ID, Attempt: 3, Round: 1, Kind: webhook.KindManual, StatusCode: 200, StartedAt: ids.Timestamp(now)}
+		if err := s.RecordExtra(ctx, dead, true, okManual); err != nil {
+			t.Fatal(err)
+		}
+		got := get(t, s, d)
+		if got.Attempts != 3 || got.Status != webhook.StatusDelivered || got.DeliveredAt == "" || got.DeadReason != "" || got.Round != 1 {
+			t.Fatalf("after a successful manual attempt %+v", got)
+		}
+		if log, _ := s.Attempts(ctx, d.ProjectID, d.ID); len(log) != 3 || log[1] != failedManual || log[2] != okManual {
+			t.Fatalf("attempt log %+v", log)
+		}
+		gone := NewDelivery(d.ProjectID, now)
+		if err := s.RecordExtra(ctx, gone, false, okManual); !errors.Is(err, webhook.ErrDeliveryNotFound) {
+			t.Fatalf("extra attempt of a missing delivery: %v", err)
+		}
+	})
+}
+
+func claim(t *testing.T, s webhook.Deliveries, c webhook.Claim) webhook.Delivery {
+	t.Helper()
+	got, claimed, err := s.Claim(context.Background(), c)
+	if err != nil || !claimed {
+		t.Fatalf("claim %+v: %v %v", c, claimed, err)
+	}
+	return *got
+}
+
+// toDead creates d and ends its first round dead (a 401).
+func toDead(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
+	t.Helper()
+	if _, err := s.Create(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	held := claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "t", Now: now, Until: now.Add(time.Minute)})
+	r := webhook.Result{Status: webhook.StatusDead, DeadReason: "the endpoint answered 401, which is not retried", LastStatus: 401, LastClass: "http_401"}
+	if err := s.Finish(context.Background(), held, "t", r, webhook.Attempt{DeliveryID: d.ID, Attempt: 1, Round: 1}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(context.Background(), d.ProjectID, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// claimStates are the states a delivery can be in when a message arrives,
+// each made through the port itself.
+var claimStates = []struct {
+	name string
+	make func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery
+}{
+	{"pending", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
+		_, _ = s.Create(context.Background(), d)
+		return d
+	}},
+	{"held by a running worker", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
+		_, _ = s.Create(context.Background(), d)
+		return claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "w1", Now: now, Until: now.Add(time.Minute)})
+	}},
+	{"held by a worker that ran out of time", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
+		_, _ = s.Create(context.Background(), d)
+		return claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "w1", Now: now.Add(-time.Minute), Until: now.Add(-time.Second)})
+	}},
+	{"retrying before attempt 2", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
+		_, _ = s.Create(context.Background(), d)
+		held := claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "w1", Now: now, Until: now.Add(time.Minute)})
+		if err := s.Finish(context.Background(), held, "w1", webhook.Result{Status: webhook.StatusRetrying, NextAttemptAt: ids.Timestamp(now.Add(time.Minute))}, webhook.Attempt{}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Get(context.Background(), d.ProjectID, d.ID)
+		return got
+	}},
+	{"delivered", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
+		_, _ = s.Create(context.Background(), d)
+		held := claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "w1", Now: now, Until: now.Add(time.Minute)})
+		if err := s.Finish(context.Background(), held, "w1", webhook.Result{Status: webhook.StatusDelivered}, webhook.Attempt{}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := s.Get(context.Background(), d.ProjectID, d.ID)
+		return got
+	}},
+	{"dead after round 1", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
+		return toDead(t, s, d, now)
+	}},
+}
+
+var claimCases = []struct {
+	name  string
+	claim func(d webhook.Delivery, now time.Time) webhook.Claim
+}{
+	{"round 1 attempt 1", func(d webhook.Delivery, now time.Time) webhook.Claim { return attemptClaim(d, now, 1, 1, 0) }},
+	{"round 1 attempt 2", func(d webhook.Delivery, now time.Time) webhook.Claim { return attemptClaim(d, now, 1, 2, 0) }},
+	{"round 2 attempt 1", func(d webhook.Delivery, now time.Time) webhook.Claim { return attemptClaim(d, now, 2, 1, 0) }},
+	{"redrive of round 1", func(d webhook.Delivery, now time.Time) webhook.Claim { return attemptClaim(d, now, 0, 0, 1) }},
+	{"redrive of round 2", func(d webhook.Delivery, now time.Time) webhook.Claim { return attemptClaim(d, now, 0, 0, 2) }},
+}
+
+func attemptClaim(d webhook.Delivery, now time.Time, round, attempt, redrive int) webhook.Claim {
+	return webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: round, Attempt: attempt, RedriveOfRound: redrive,
+		Token: fmt.Sprintf("c-%d-%d-%d", round, attempt, redrive), Now: now, Until: now.Add(time.Minute)}
+}
+
+// EndpointsHarness adapts an Endpoints implementation to its contract.
+type EndpointsHarness struct {
+	Endpoints webhook.Endpoints
+	// Add creates an endpoint of project, as the API does.
+	Add func(t *testing.T, project string, ep webhook.Endpoint)
+}
+
+// NewEndpointsHarness is a harness over the in-memory Endpoints.
+func NewEndpointsHarness(*testing.T) EndpointsHarness {
+	s := &Endpoints{}
+	return EndpointsHarness{Endpoints: s, Add: func(_ *testing.T, project string, ep webhook.Endpoint) { s.Put(project, ep) }}
+}
+
+// NewEndpoint returns an enabled endpoint subscribed to every event, with
+// a current and a previous secret.
+func NewEndpoint(now time.Time) webhook.Endpoint {
+	ts := ids.Timestamp(now)
+	return webhook.Endpoint{ID: ids.New(ids.WebhookEndpoint, now), URL: "https://example.com/hooks", Events: []string{webhook.AllEvents},
+		Description: "orders", Enabled: true, CreatedAt: ts, UpdatedAt: ts,
+		Secrets: []webhook.Secret{{Value: webhook.NewSecret(), CreatedAt: ts}, {Value: webhook.NewSecret(), CreatedAt: ts, ExpiresAt: now.Add(time.Hour).Truncate(time.Second)}}}
+}
+
+// TestEndpoints runs the contract of webhook.Endpoints against the
+// harnesses newHarness returns.
+func TestEndpoints(t *testing.T, newHarness func(t *testing.T) EndpointsHarness) {
+	ctx := context.Background()
+	now := time.Now().Truncate(time.Millisecond)
+	project := func() string { return ids.New(ids.Project, time.Now()) }
+	t.Run("an endpoint is found in its own project only, with its secrets", func(t *testing.T) {
+		h, p := newHarness(t), project()
+		a, b := NewEndpoint(now), NewEndpoint(now)
+		h.Add(t, p, a)
+		h.Add(t, p, b)
+		got, err := h.Endpoints.Get(ctx, p, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.URL != a.URL || got.Description != a.Description || !got.Enabled || got.CreatedAt != a.CreatedAt || len(got.Events) != 1 ||
+			len(got.Secrets) != 2 || got.Secrets[0] != a.Secrets[0] || got.Secrets[1].Value != a.Secrets[1].Value || !got.Secrets[1].ExpiresAt.Equal(a.Secrets[1].ExpiresAt) {
+			t.Fatalf("read back %+v, want %+v", got, a)
+		}
+		for name, key := range map[string][2]string{"other project": {project(), a.ID}, "malformed id": {p, "we_nope"}} {
+			if _, err := h.Endpoints.Get(ctx, key[0], key[1]); !errors.Is(err, webhook.ErrEndpointNotFound) {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		all, err := h.Endpoints.ForProject(ctx, p)
+		if err != nil || len(all) != 2 {
+			t.Fatalf("project's endpoints: %d %v", len(all), err)
+		}
+		if none, err := h.Endpoints.ForProject(ctx, project()); err != nil || len(none) != 0 {
+			t.Fatalf("another project's endpoints: %v %v", none, err)
+		}
+	})
+	t.Run("failures extend a streak that a success ends", func(t *testing.T) {
+		h, p, ep := newHarness(t), project(), NewEndpoint(now)
+		h.Add(t, p, ep)
+		t1, t2, t3 := now.Add(time.Second), now.Add(2*time.Second), now.Add(3*time.Second)
+		got, err := h.Endpoints.RecordFailure(ctx, p, ep.ID, t1)
+		if err != nil || got.ConsecutiveFailures != 1 || got.FailingSince != ids.Timestamp(t1) || got.LastFailureAt != ids.Timestamp(t1) {
+			t.Fatalf("first failure: %+v %v", got, err)
+		}
+		got, err = h.Endpoints.RecordFailure(ctx, p, ep.ID, t2)
+		if err != nil || got.ConsecutiveFailures != 2 || got.FailingSince != ids.Timestamp(t1) || got.LastFailureAt != ids.Timestamp(t2) {
+			t.Fatalf("second failure: %+v %v", got, err)
+		}
+		got, err = h.Endpoints.RecordSuccess(ctx, p, ep.ID, t3)
+		if err != nil || got.ConsecutiveFailures != 0 || got.FailingSince != "" || got.LastSuccessAt != ids.Timestamp(t3) || got.LastFailureAt != ids.Timestamp(t2) {
+			t.Fatalf("success: %+v %v", got, err)
+		}
+		if again, _ := h.Endpoints.Get(ctx, p, ep.ID); again.LastSuccessAt != got.LastSuccessAt || again.ConsecutiveFailures != 0 {
+			t.Fatalf("stored %+v", again)
+		}
+	})
+	t.Run("an endpoint is disabled once, with the first reason", func(t *testing.T) {
+		h, p, ep := newHarness(t), project(), NewEndpoint(now)
+		h.Add(t, p, ep)
+		if err := h.Endpoints.Disable(ctx, p, ep.ID, "the endpoint answered 410 Gone", now); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Endpoints.Disable(ctx, p, ep.ID, "another reason", now); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := h.Endpoints.Get(ctx, p, ep.ID); got.Enabled || got.DisabledReason != "the endpoint answered 410 Gone" {
+			t.Fatalf("after disable %+v", got)
+		}
+	})
+	t.Run("the health of a missing endpoint", func(t *testing.T) {
+		h, p := newHarness(t), project()
+		missing := NewEndpoint(now).ID
+		if _, err := h.Endpoints.RecordFailure(ctx, p, missing, now); !errors.Is(err, webhook.ErrEndpointNotFound) {
+			t.Fatalf("failure: %v", err)
+		}
+		if _, err := h.Endpoints.RecordSuccess(ctx, p, missing, now); !errors.Is(err, webhook.ErrEndpointNotFound) {
+			t.Fatalf("success: %v", err)
+		}
+		if err := h.Endpoints.Disable(ctx, p, missing, "x", now); err != nil {
+			t.Fatalf("disable: %v", err)
+		}
+	})
+}
