@@ -27,10 +27,11 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## bench: benchmarks against DynamoDB Local (100k-contact pagination, micro-benchmarks); prints Markdown tables.
+## bench: benchmarks against DynamoDB Local (micro-benchmarks, webhook throughput, a soak, 100k-contact pagination, hostile-input fuzzing); prints Markdown tables.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -run '^$$' -fuzz FuzzHostileInput -fuzztime $${FUZZTIME:-2m} ./infra/local/
 
 ## e2e-lambda: every real bootstrap under the Lambda Runtime Interface Emulator (also part of make test); prints init and invoke times.
 e2e-lambda:

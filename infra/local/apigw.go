@@ -129,6 +129,15 @@ func matchSegments(segs, parts []string) (map[string]string, bool) {
 // 2.0 event, invokes the route's function with the function's timeout as
 // deadline, and writes the function's response.
 func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
+	if !r.throttle.allow(time.Now()) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		_, _ = io.WriteString(w, `{"message":"Too Many Requests"}`)
+		if r.cfg.OnResponse != nil {
+			r.cfg.OnResponse("", http.StatusTooManyRequests)
+		}
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))
 	if err != nil || len(body) > maxRequestBytes {
 		http.Error(w, `{"message":"Request Entity Too Large"}`, http.StatusRequestEntityTooLarge)

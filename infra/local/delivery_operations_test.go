@@ -168,8 +168,11 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		if as[len(as)-1].Kind != "redirect" || as[len(as)-1].URL != insp.URL {
 			t.Fatalf("redirect attempt %+v", as[len(as)-1])
 		}
-		if r := c.post("/public/v1/webhook-deliveries/"+retrying.ID+"/redirect", uuid.NewString(), `{"inspector_id":"insp_nope"}`); r.Status != 404 {
-			t.Fatalf("unknown inspector: %d", r.Status)
+		if r := c.post("/public/v1/webhook-deliveries/"+retrying.ID+"/redirect", uuid.NewString(), `{"inspector_id":"insp_nope"}`); r.Status != 422 || r.ErrorCode() != "VALIDATION_FAILED" {
+			t.Fatalf("malformed inspector id: %d %s", r.Status, r.Body)
+		}
+		if r := c.post("/public/v1/webhook-deliveries/"+retrying.ID+"/redirect", uuid.NewString(), `{"inspector_id":"insp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}`); r.Status != 404 {
+			t.Fatalf("unknown inspector: %d %s", r.Status, r.Body)
 		}
 	})
 	t.Run("an extra attempt for a deleted endpoint is logged, not retried forever", func(t *testing.T) {

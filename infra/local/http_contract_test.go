@@ -111,3 +111,19 @@ func TestHTTPContract(t *testing.T) {
 		}
 	})
 }
+
+// TestStageThrottlingAnswers429: past the stage's rate and burst (template
+// parameters ApiThrottlingRateLimit, ApiThrottlingBurstLimit) API Gateway
+// answers 429 itself, with its own body, before any function runs.
+func TestStageThrottlingAnswers429(t *testing.T) {
+	rt := localtest.Runtime(t, local.Config{Parameters: map[string]string{"ApiThrottlingRateLimit": "1", "ApiThrottlingBurstLimit": "2"}})
+	var statuses []int
+	var last apitest.Reply
+	for range 3 {
+		last = apitest.Do(t, http.MethodGet, rt.URL+"/public/v1/nope", nil)
+		statuses = append(statuses, last.Status)
+	}
+	if statuses[0] != 404 || statuses[1] != 404 || statuses[2] != 429 || string(last.Body) != `{"message":"Too Many Requests"}` {
+		t.Fatalf("statuses %v, last body %s", statuses, last.Body)
+	}
+}

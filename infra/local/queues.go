@@ -28,7 +28,7 @@ type queue struct {
 func (r *Runtime) createQueues(ctx context.Context) error {
 	r.queues = map[string]queue{}
 	ids := r.cfg.Template.OfType("AWS::SQS::Queue")
-	res := template.Resolver{Ref: r.ref, GetAtt: r.getAtt, Dynamic: r.dynamic}
+	res := r.resolver()
 	for pending := ids; len(pending) > 0; {
 		var later []string
 		for _, id := range pending {

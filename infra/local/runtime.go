@@ -99,6 +99,8 @@ type Runtime struct {
 	stream   map[string]app.StreamHandler
 	routes   []route
 	server   *http.Server
+	listener net.Listener
+	throttle *throttle
 	stop     context.CancelFunc
 	bg       sync.WaitGroup
 }
@@ -141,6 +143,14 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := r.createQueues(ctx); err != nil {
 		return nil, err
 	}
+	if err := r.listen(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if !started {
+			_ = r.listener.Close()
+		}
+	}()
 	if err := r.resolveEnvironments(); err != nil {
 		return nil, err
 	}
@@ -237,7 +247,7 @@ func (r *Runtime) Invoke(ctx context.Context, fn string, payload any) (json.RawM
 // provides (region, credentials, endpoints of the local services), then the
 // template's variables with intrinsics resolved locally, then cfg.Env.
 func (r *Runtime) resolveEnvironments() error {
-	res := template.Resolver{Ref: r.ref, GetAtt: r.getAtt, Dynamic: r.dynamic}
+	res := r.resolver()
 	for name, fn := range r.fns {
 		env := map[string]string{
 			"AWS_REGION":                 Region,
@@ -314,7 +324,7 @@ func (r *Runtime) ref(name string) (string, error) {
 		return q.url, nil
 	}
 	if res, ok := r.cfg.Template.Resources[name]; ok && res.Type == "AWS::Scheduler::ScheduleGroup" {
-		return template.Resolver{Ref: r.ref, GetAtt: r.getAtt, Dynamic: r.dynamic}.String(res.Properties["Name"])
+		return r.resolver().String(res.Properties["Name"])
 	}
 	return "", fmt.Errorf("local: cannot resolve Ref %s", name)
 }
@@ -335,6 +345,12 @@ func (r *Runtime) getAtt(res, attr string) (string, error) {
 		return fmt.Sprintf("arn:aws:iam::%s:role/%s", AccountID, res), nil
 	}
 	return "", fmt.Errorf("local: cannot resolve Fn::GetAtt %s.%s", res, attr)
+}
+
+// resolver evaluates the template's intrinsics as this runtime provisioned
+// its resources.
+func (r *Runtime) resolver() template.Resolver {
+	return template.Resolver{Ref: r.ref, GetAtt: r.getAtt, Dynamic: r.dynamic, Conditions: r.cfg.Template.Conditions}
 }
 
 func (r *Runtime) dynamic(ref string) (string, error) {
@@ -407,6 +423,26 @@ func buildAll[H any](ctx context.Context, r *Runtime, builders map[string]app.Bu
 	}
 }
 
+// listen takes the API's address, so that its URL is known before the
+// functions are built: it is their PublicApiUrl (inspector URLs).
+func (r *Runtime) listen() error {
+	addr := r.cfg.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("local: listen on %s: %w (is another make run still running?)", addr, err)
+	}
+	r.listener, r.URL = l, "http://"+l.Addr().String()
+	params := map[string]string{"PublicApiUrl": r.URL}
+	for k, v := range r.cfg.Parameters {
+		params[k] = v
+	}
+	r.cfg.Parameters = params
+	return nil
+}
+
 func (r *Runtime) serveAPI() error {
 	routes, err := compileRoutes(r.cfg.Template.Routes())
 	if err != nil {
@@ -418,16 +454,11 @@ func (r *Runtime) serveAPI() error {
 		}
 	}
 	r.routes = routes
-	addr := r.cfg.Addr
-	if addr == "" {
-		addr = "127.0.0.1:0"
+	if r.throttle, err = r.stageThrottle(); err != nil {
+		return err
 	}
-	l, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("local: listen on %s: %w (is another make run still running?)", addr, err)
-	}
-	r.URL = "http://" + l.Addr().String()
 	r.server = &http.Server{Handler: http.HandlerFunc(r.serveHTTP), ReadHeaderTimeout: 10 * time.Second}
+	l := r.listener
 	go func() {
 		if err := r.server.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Fprintln(os.Stderr, "local: API server:", err)

@@ -17,6 +17,8 @@ type Resolver struct {
 	// Dynamic resolves a dynamic reference, given what is between
 	// "{{resolve:" and "}}" (e.g. "secretsmanager:arn:SecretString:secret").
 	Dynamic func(ref string) (string, error)
+	// Conditions are the template's Conditions, for Fn::If.
+	Conditions map[string]any
 }
 
 var (
@@ -53,6 +55,19 @@ func (r Resolver) fn(m map[string]any) (string, error) {
 			return r.GetAtt(asString(s[0]), asString(s[1]))
 		case "Fn::Sub":
 			return r.sub(arg)
+		case "Fn::If":
+			s := asSlice(arg)
+			if len(s) != 3 {
+				return "", fmt.Errorf("template: bad Fn::If %v", arg)
+			}
+			ok, err := r.Condition(asString(s[0]))
+			if err != nil {
+				return "", err
+			}
+			if ok {
+				return r.String(s[1])
+			}
+			return r.String(s[2])
 		case "Fn::Join":
 			s := asSlice(arg)
 			if len(s) != 2 {
@@ -71,6 +86,62 @@ func (r Resolver) fn(m map[string]any) (string, error) {
 		return "", fmt.Errorf("template: %s is not supported by the local resolver", name)
 	}
 	return "", nil
+}
+
+// Condition evaluates a condition of the template by name.
+func (r Resolver) Condition(name string) (bool, error) {
+	c, ok := r.Conditions[name]
+	if !ok {
+		return false, fmt.Errorf("template: no condition %s", name)
+	}
+	return r.Bool(c)
+}
+
+// Bool evaluates a condition function: Fn::Equals, Fn::Not, Fn::And,
+// Fn::Or, Condition.
+func (r Resolver) Bool(v any) (bool, error) {
+	m := asMap(v)
+	if len(m) != 1 {
+		return false, fmt.Errorf("template: %v is not a condition function", v)
+	}
+	for name, arg := range m {
+		switch name {
+		case "Condition":
+			return r.Condition(asString(arg))
+		case "Fn::Equals":
+			s := asSlice(arg)
+			if len(s) != 2 {
+				return false, fmt.Errorf("template: bad Fn::Equals %v", arg)
+			}
+			a, err := r.String(s[0])
+			if err != nil {
+				return false, err
+			}
+			b, err := r.String(s[1])
+			return a == b, err
+		case "Fn::Not":
+			s := asSlice(arg)
+			if len(s) != 1 {
+				return false, fmt.Errorf("template: bad Fn::Not %v", arg)
+			}
+			b, err := r.Bool(s[0])
+			return !b, err
+		case "Fn::And", "Fn::Or":
+			all := name == "Fn::And"
+			for _, c := range asSlice(arg) {
+				b, err := r.Bool(c)
+				if err != nil {
+					return false, err
+				}
+				if b != all {
+					return b, nil
+				}
+			}
+			return all, nil
+		}
+		return false, fmt.Errorf("template: %s is not a supported condition function", name)
+	}
+	return false, nil
 }
 
 func (r Resolver) sub(arg any) (string, error) {

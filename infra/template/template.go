@@ -18,6 +18,7 @@ import (
 // JSON form: {"Ref": "X"}, {"Fn::GetAtt": ["X", "Arn"]}, {"Fn::Sub": ...}.
 type Template struct {
 	Parameters map[string]map[string]any
+	Conditions map[string]any
 	Globals    map[string]any
 	Resources  map[string]Resource
 	Outputs    map[string]map[string]any
@@ -87,6 +88,7 @@ func Parse(b []byte) (*Template, error) {
 	}
 	t := &Template{Parameters: map[string]map[string]any{}, Resources: map[string]Resource{}, Outputs: map[string]map[string]any{}}
 	t.Globals, _ = root["Globals"].(map[string]any)
+	t.Conditions = asMap(root["Conditions"])
 	for name, p := range asMap(root["Parameters"]) {
 		t.Parameters[name] = asMap(p)
 	}

@@ -88,12 +88,20 @@ func (d *Deliveries) Redirect(ctx context.Context, r *httpapi.Request) (Outcome,
 	if err := httpapi.Decode(r.Body, &in); err != nil {
 		return Outcome{}, err
 	}
-	if in.InspectorID == nil || *in.InspectorID == "" {
+	switch {
+	case in.InspectorID == nil || *in.InspectorID == "":
 		return Outcome{}, apierr.Problems{"inspector_id": "is required"}.Err()
+	case !ids.ValidInspector(*in.InspectorID):
+		return Outcome{}, apierr.Problems{"inspector_id": "must be an inspector id (insp_ and 32 characters)"}.Err()
 	}
 	insp, err := d.Store.GetInspector(ctx, r.Project, *in.InspectorID)
 	if err != nil {
 		return Outcome{}, err
+	}
+	// The URL was built from configuration; it is still a URL webhooks
+	// will be sent to, so it passes the same rules as an endpoint's.
+	if _, problem := d.Guard.CheckURL(ctx, d.Resolver, insp.URL); problem != "" {
+		return Outcome{}, apierr.Problems{"inspector_id": "the inspector's URL " + problem}.Err()
 	}
 	return d.request(ctx, r, webhook.RequestRedirect, insp.URL)
 }

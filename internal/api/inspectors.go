@@ -2,14 +2,14 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base32"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/store"
 )
 
@@ -29,20 +29,16 @@ func (i *Inspectors) Create(ctx context.Context, r *httpapi.Request) (Outcome, e
 	if err := httpapi.Decode(r.Body, &struct{}{}); err != nil {
 		return Outcome{}, err
 	}
-	id := newInspectorID()
+	if r.BaseURL == "" {
+		return Outcome{}, errors.New("api: the API's public URL is unknown (PUBLIC_API_URL, or the request context's API id)")
+	}
+	id := ids.NewInspector()
 	in := store.Inspector{ID: id, URL: r.BaseURL + "/inspect/" + id}
 	var plan store.Plan
 	if err := i.Store.AddInspector(&plan, r.Project, &in, i.now()); err != nil {
 		return Outcome{}, err
 	}
 	return created(in, plan)
-}
-
-// newInspectorID returns an unguessable id: 160 random bits.
-func newInspectorID() string {
-	b := make([]byte, 20)
-	_, _ = rand.Read(b)
-	return "insp_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
 }
 
 // Capture is ANY /inspect/{id}, without auth: the request is stored

@@ -74,8 +74,10 @@ func seed(t *testing.T, h *harness, n int, end time.Time) []string {
 }
 
 // walk follows next_cursor through the list at path from its first page
-// to the end and returns the ids in order. Only a list filtered after
-// reading (filtered) may return an empty page with has_more.
+// to the end and returns the ids in order. has_more is exact: the last
+// page says false with a null next_cursor — even when it is full — and no
+// empty page follows a full one; only a list filtered after reading
+// (filtered) may return an empty page with has_more.
 func walk(t *testing.T, list app.HTTPHandler, h *harness, path, query string, filtered bool) []string {
 	t.Helper()
 	var got []string
@@ -90,7 +92,16 @@ func walk(t *testing.T, list app.HTTPHandler, h *harness, path, query string, fi
 			got = append(got, c.ID)
 		}
 		if !p.HasMore {
+			if p.NextCursor != nil {
+				t.Fatal("has_more false with a next_cursor")
+			}
+			if len(p.Data) == 0 && pages > 0 && !filtered {
+				t.Fatalf("page %d is empty: the page before it was the last and said has_more true", pages+1)
+			}
 			return got
+		}
+		if p.NextCursor == nil {
+			t.Fatal("has_more true without a next_cursor")
 		}
 		if len(p.Data) == 0 && !filtered {
 			t.Fatal("a page without a read-time filter came back empty with has_more")
@@ -131,6 +142,7 @@ func TestCursorWalks(t *testing.T) {
 		{"limit 7", "cursor_limit=7", all},
 		{"limit 100", "cursor_limit=100", all},
 		{"limit 200", "cursor_limit=200", all},
+		{"limit 120: 1200 items are exactly 10 full pages, the 10th ends the walk", "cursor_limit=120", all},
 		{"default limit", "", all},
 		{"tag vip, limit 7", "tag=vip&cursor_limit=7", vip},
 		{"tag lead, limit 200", "tag=lead&cursor_limit=200", lead},

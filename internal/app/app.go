@@ -47,6 +47,9 @@ const (
 	EnvIdempotencyTable = "IDEMPOTENCY_TABLE"
 	EnvDeliveriesTable  = "DELIVERIES_TABLE"
 	EnvLogLevel         = "LOG_LEVEL"
+	// EnvPublicAPIURL is the API's public base URL (template parameter
+	// PublicApiUrl); empty means the execute-api URL.
+	EnvPublicAPIURL     = "PUBLIC_API_URL"
 	EnvCursorKeys       = "CURSOR_SIGNING_KEYS"
 	EnvCursorRevision   = "CURSOR_KEYS_REVISION"
 	EnvOffsetMax        = "OFFSET_MAX"
@@ -182,7 +185,7 @@ func (c *core) authenticator() *auth.Cached {
 // endpoint returns the Lambda handler of an API route: authenticated or
 // public, with a body limit (0: the default).
 func (c *core) endpoint(h httpapi.Handler, maxBody int, authenticated bool) HTTPHandler {
-	e := &httpapi.Endpoint{Handler: h, MaxBody: maxBody, Log: c.log, Now: c.opts.now}
+	e := &httpapi.Endpoint{Handler: h, MaxBody: maxBody, Log: c.log, Now: c.opts.now, PublicURL: c.env.env(EnvPublicAPIURL), Region: c.env.env("AWS_REGION")}
 	if authenticated {
 		e.Auth = c.authenticator()
 	}

@@ -81,6 +81,8 @@ func (in ImportInput) Validate() apierr.Problems {
 			p.Add(f+"name", "is required")
 		case utf8.RuneCountInString(*it.Name) > MaxNameLength:
 			p.Add(f+"name", "must be at most 200 characters")
+		case HasControl(*it.Name, false):
+			p.Add(f+"name", ProblemControl)
 		}
 		switch {
 		case it.Price == nil:

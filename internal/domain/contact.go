@@ -57,6 +57,8 @@ func (in ContactInput) Validate() apierr.Problems {
 		p.Add("name", "is required")
 	case utf8.RuneCountInString(*in.Name) > MaxNameLength:
 		p.Add("name", "must be at most 200 characters")
+	case HasControl(*in.Name, false):
+		p.Add("name", ProblemControl)
 	}
 	if in.Email != nil {
 		if a, err := mail.ParseAddress(*in.Email); err != nil || a.Address != *in.Email || len(*in.Email) > MaxEmailLength {

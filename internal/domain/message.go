@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/ids"
 )
 
 // Message channels; DefaultChannel is used when the request names none.
@@ -49,14 +50,14 @@ type MessageInput struct {
 // Validate returns the problems of the input.
 func (in MessageInput) Validate() apierr.Problems {
 	p := apierr.Problems{}
-	if in.ContactID == nil || *in.ContactID == "" {
-		p.Add("contact_id", "is required")
-	}
+	checkID(p, "contact_id", in.ContactID, ids.Contact, "a contact id")
 	switch {
 	case in.Text == nil || strings.TrimSpace(*in.Text) == "":
 		p.Add("text", "is required")
 	case utf8.RuneCountInString(*in.Text) > MaxMessageText:
 		p.Add("text", "must be at most 4096 characters")
+	case HasControl(*in.Text, true):
+		p.Add("text", ProblemControl)
 	}
 	if in.Channel != nil && !slices.Contains(Channels, *in.Channel) {
 		p.Add("channel", "must be one of "+strings.Join(Channels, ", "))

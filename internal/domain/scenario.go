@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/ids"
 )
 
 // Scenario run limits.
@@ -16,6 +17,15 @@ const (
 // ScenarioIDPattern is the shape of a scenario id (scenarios are managed in
 // the BOTIX app; the API launches them).
 var ScenarioIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+var variableName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// hasControlJSON reports whether a JSON string value holds a control
+// character other than tab and line breaks.
+func hasControlJSON(v json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(v, &s) == nil && HasControl(s, true)
+}
 
 // ScenarioRun is a started run of a scenario for a contact.
 type ScenarioRun struct {
@@ -37,17 +47,20 @@ type RunInput struct {
 // of strings, numbers and booleans.
 func (in RunInput) Validate() apierr.Problems {
 	p := apierr.Problems{}
-	if in.ContactID == nil || *in.ContactID == "" {
-		p.Add("contact_id", "is required")
-	}
+	checkID(p, "contact_id", in.ContactID, ids.Contact, "a contact id")
 	if len(in.Variables) > MaxVariables {
 		p.Add("variables", "at most 50 variables")
 	}
 	size := 0
 	for k, v := range in.Variables {
 		size += len(k) + len(v)
-		if len(v) == 0 || v[0] == '{' || v[0] == '[' || string(v) == "null" {
+		switch {
+		case !variableName.MatchString(k):
+			p.Add("variables", "names are 1-64 letters, digits, '_' or '-'")
+		case len(v) == 0 || v[0] == '{' || v[0] == '[' || string(v) == "null":
 			p.Add("variables."+k, "must be a string, number or boolean")
+		case v[0] == '"' && hasControlJSON(v):
+			p.Add("variables."+k, ProblemControl)
 		}
 	}
 	if size > MaxVariablesBytes {

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/botix/public-api/internal/apierr"
 )
@@ -24,12 +26,27 @@ func RequireJSON(r *Request) error {
 	return nil
 }
 
+// singleValued refuses a query that gives a parameter more than once: the
+// API would have to pick one value, and a client that sent two meant
+// something the API cannot know.
+func singleValued(q url.Values) error {
+	for name, vs := range q {
+		if len(vs) > 1 {
+			return apierr.Problems{name: "is given more than once; give it once"}.ParamErr()
+		}
+	}
+	return nil
+}
+
 // Decode parses the JSON body into dst. Syntax errors are 400 INVALID_JSON;
 // unknown fields and wrongly typed values are 422 VALIDATION_FAILED naming
 // the field. An empty body decodes as {}.
 func Decode(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
+	}
+	if !utf8.Valid(body) {
+		return apierr.New(apierr.InvalidJSON, "the body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

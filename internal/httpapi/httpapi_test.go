@@ -71,6 +71,7 @@ func TestDecode(t *testing.T) {
 		{"unknown field", `{"nme":"a"}`, apierr.ValidationFailed, "nme"},
 		{"wrong type names the field", `{"tags":"a"}`, apierr.ValidationFailed, "tags"},
 		{"not an object", `[1]`, apierr.ValidationFailed, ""},
+		{"invalid UTF-8 is not replaced, it is refused", "{\"name\":\"\xff\xfe\"}", apierr.InvalidJSON, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,6 +107,30 @@ func TestServeRecoversPanicsWithoutLeaking(t *testing.T) {
 	}
 	if !strings.HasPrefix(resp.Headers["X-Request-Id"], "req_") {
 		t.Fatalf("no request id: %v", resp.Headers)
+	}
+}
+
+type keyring struct{}
+
+func (keyring) Authenticate(context.Context, string) (string, error) { return "prj_1", nil }
+
+func TestRepeatedQueryParametersAreRefused(t *testing.T) {
+	e := &Endpoint{Auth: keyring{}, Handler: func(context.Context, *Request) (*Response, error) { return JSON(200, map[string]int{}) }}
+	for _, c := range []struct {
+		query  string
+		status int
+	}{
+		{"status=dead", 200},
+		{"status=dead&status=delivered", 400},
+		{"cursor_limit=5&cursor_limit=200", 400},
+		{"tag=a&tag=a", 400},
+	} {
+		t.Run(c.query, func(t *testing.T) {
+			resp, _ := e.Serve(context.Background(), events.APIGatewayV2HTTPRequest{RouteKey: "GET /x", RawQueryString: c.query, Headers: map[string]string{"authorization": "Bearer bx_test_0123456789abcdef"}})
+			if resp.StatusCode != c.status || (c.status == 400 && !strings.Contains(resp.Body, `"INVALID_PARAMETER"`)) {
+				t.Fatalf("got %d %s", resp.StatusCode, resp.Body)
+			}
+		})
 	}
 }
 

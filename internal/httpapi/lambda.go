@@ -38,6 +38,12 @@ type Endpoint struct {
 	Log     *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// PublicURL is the API's public base URL (a custom domain, or the
+	// local runtime's address). Empty means the HTTP API's own execute-api
+	// URL, from the API id API Gateway puts in the request context and
+	// Region. Client headers (Host, X-Forwarded-*) are never used.
+	PublicURL string
+	Region    string
 }
 
 // Serve is the Lambda handler of the endpoint. It never returns an error:
@@ -84,6 +90,10 @@ func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGateway
 	if err := fromEvent(req, ev); err != nil {
 		return nil, err
 	}
+	req.BaseURL = e.PublicURL
+	if req.BaseURL == "" && ev.RequestContext.APIID != "" {
+		req.BaseURL = "https://" + ev.RequestContext.APIID + ".execute-api." + e.Region + ".amazonaws.com"
+	}
 	limit := e.MaxBody
 	if limit == 0 {
 		limit = DefaultMaxBody
@@ -101,6 +111,9 @@ func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGateway
 			return nil, err
 		}
 		req.Project = project
+		if err := singleValued(req.Query); err != nil {
+			return nil, err
+		}
 	}
 	return e.Handler(ctx, req)
 }
@@ -114,15 +127,6 @@ func fromEvent(req *Request, ev events.APIGatewayV2HTTPRequest) error {
 	for k, v := range ev.Headers {
 		req.Header.Set(k, v)
 	}
-	scheme := req.Header.Get("X-Forwarded-Proto")
-	if scheme == "" {
-		scheme = "https"
-	}
-	host := ev.RequestContext.DomainName
-	if host == "" {
-		host = req.Header.Get("Host")
-	}
-	req.BaseURL = scheme + "://" + host
 	q, err := url.ParseQuery(ev.RawQueryString)
 	if err != nil {
 		return apierr.New(apierr.InvalidParameter, "the query string is not valid URL encoding")

@@ -28,7 +28,8 @@ type Request struct {
 	// Project is the authenticated project; empty on public routes.
 	Project  string
 	Received time.Time
-	// BaseURL is the public scheme://host of the API as the caller reached it.
+	// BaseURL is the API's public scheme://host, from configuration (see
+	// Endpoint.PublicURL) — never from what the client sent.
 	BaseURL string
 }
 

@@ -34,6 +34,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
 
@@ -83,6 +84,11 @@ func ParseKey(raw string) (string, error) {
 func Canonicalize(body []byte) ([]byte, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil
+	}
+	if !utf8.Valid(body) {
+		// The decoder would replace the bad bytes with U+FFFD, and two
+		// different bodies would share one fingerprint.
+		return nil, apierr.New(apierr.InvalidJSON, "the body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()

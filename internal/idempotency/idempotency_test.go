@@ -68,6 +68,11 @@ func TestCanonicalize(t *testing.T) {
 			t.Fatalf("%s vs %s", x, y)
 		}
 	})
+	t.Run("invalid UTF-8 is refused, not replaced (two bodies would share a fingerprint)", func(t *testing.T) {
+		if _, err := Canonicalize([]byte("{\"a\":\"\xff\"}")); !apierr.Is(err, apierr.InvalidJSON) {
+			t.Fatalf("err = %v", err)
+		}
+	})
 	for name, bad := range map[string]string{"truncated": `{"a":`, "two values": `{}{}`, "garbage": `nope`} {
 		t.Run(name+" -> INVALID_JSON", func(t *testing.T) {
 			if _, err := Canonicalize([]byte(bad)); !apierr.Is(err, apierr.InvalidJSON) {

@@ -8,6 +8,7 @@ package ids
 
 import (
 	"crypto/rand"
+	"encoding/base32"
 	"errors"
 	"strings"
 	"sync"
@@ -64,6 +65,32 @@ func Parse(prefix, id string) (ulid.ULID, error) {
 		return ulid.ULID{}, ErrMalformed
 	}
 	return u, nil
+}
+
+// inspectorEncoding spells inspector ids: lowercase base32, no padding.
+var inspectorEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// inspectorIDLength is the length of an inspector id: the prefix and 160
+// random bits (32 base32 characters).
+const inspectorIDLength = len(Inspector) + 1 + 32
+
+// NewInspector returns an inspector id. Inspector ids are capabilities (a
+// capture URL needs no key), so they are unguessable, not ULIDs: 160
+// random bits.
+func NewInspector() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	return Inspector + "_" + strings.ToLower(inspectorEncoding.EncodeToString(b))
+}
+
+// ValidInspector reports whether id has the shape of an inspector id.
+func ValidInspector(id string) bool {
+	rest, ok := strings.CutPrefix(id, Inspector+"_")
+	if !ok || len(id) != inspectorIDLength {
+		return false
+	}
+	_, err := inspectorEncoding.DecodeString(strings.ToUpper(rest))
+	return err == nil && rest == strings.ToLower(rest)
 }
 
 // Time returns the creation time carried by a ULID, in UTC.

@@ -1,6 +1,7 @@
 package ids
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,5 +54,18 @@ func TestBoundsEncloseIDsOfTheirMillisecond(t *testing.T) {
 	}
 	if got := Timestamp(at); got != "2026-01-02T03:04:05.006Z" {
 		t.Fatalf("Timestamp = %s", got)
+	}
+}
+
+func TestInspectorIDs(t *testing.T) {
+	id := NewInspector()
+	if !ValidInspector(id) || len(id) != 37 {
+		t.Fatalf("new inspector id %q", id)
+	}
+	for _, bad := range []string{"", "insp_", "insp_nope", "insp_" + strings.Repeat("a", 31), "insp_" + strings.Repeat("a", 33),
+		"insp_" + strings.Repeat("A", 32), "insp_" + strings.Repeat("1", 32), "ct_" + strings.Repeat("a", 34), "insp_" + strings.Repeat("a", 2043)} {
+		if ValidInspector(bad) {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }

@@ -77,6 +77,9 @@ func (s *Store) AddInspector(p *Plan, project string, in *Inspector, now time.Ti
 // GetInspector returns a live inspector of project ("" for any project:
 // the capture URL needs no key), or NOT_FOUND.
 func (s *Store) GetInspector(ctx context.Context, project, id string) (Inspector, error) {
+	if !ids.ValidInspector(id) {
+		return Inspector{}, errInspectorNotFound
+	}
 	var in Inspector
 	if err := s.get(ctx, s.Tables.Data, key(inspectorPK(id), "INSPECTOR"), &in); err != nil {
 		if IsNotFound(err) {
@@ -93,6 +96,9 @@ func (s *Store) GetInspector(ctx context.Context, project, id string) (Inspector
 // Capture stores a request caught by a live inspector, within its count
 // limit (one transaction: the count and the request).
 func (s *Store) Capture(ctx context.Context, inspectorID string, req CapturedRequest) error {
+	if !ids.ValidInspector(inspectorID) {
+		return errInspectorNotFound
+	}
 	now := s.now()
 	u := ids.NewULID(now)
 	req.PK, req.SK, req.Entity, req.ID = inspectorPK(inspectorID), "REQ#"+u.String(), "inspector_request", "ireq_"+u.String()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/store"
 )
 
@@ -16,7 +17,8 @@ func TestInspectorLimits(t *testing.T) {
 	s := dynamotest.Store(t)
 	now := time.Now()
 	s.Now = func() time.Time { return now }
-	in := store.Inspector{ID: "insp_test", URL: "http://x/inspect/insp_test"}
+	id := ids.NewInspector()
+	in := store.Inspector{ID: id, URL: "http://x/inspect/" + id}
 	var p store.Plan
 	if err := s.AddInspector(&p, "prj_a", &in, now); err != nil {
 		t.Fatal(err)

@@ -59,20 +59,22 @@ func (s *Store) now() time.Time {
 // project, which callers must not be able to tell apart).
 var ErrNotFound = apierr.New(apierr.NotFound, "not found")
 
-// throttleCodes are DynamoDB error codes after which a retry can succeed.
-var throttleCodes = map[string]bool{
+// transientCodes are the DynamoDB errors after which the same request can
+// succeed: throttling and the service's own failures. The SDK has already
+// retried them when they reach us.
+var transientCodes = map[string]bool{
 	"ProvisionedThroughputExceededException": true,
 	"ThrottlingException":                    true,
 	"RequestLimitExceeded":                   true,
 	"InternalServerError":                    true,
 	"ServiceUnavailable":                     true,
-	"TransactionInProgressException":         true,
-	"LimitExceededException":                 true,
 }
 
 // classify turns a DynamoDB failure into the API's vocabulary: throttling,
-// engine 5xx, network failures and deadlines become SERVICE_UNAVAILABLE
-// (503 with Retry-After); anything else stays an internal error.
+// the engine's own 5xx, network failures and deadlines become
+// SERVICE_UNAVAILABLE (503 with Retry-After: an outage, a retry may
+// succeed); anything else — a request DynamoDB refuses — stays an internal
+// error (500: our bug, logged), because retrying it can never succeed.
 func classify(err error) error {
 	if err == nil {
 		return nil
@@ -82,7 +84,7 @@ func classify(err error) error {
 	}
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) {
-		if throttleCodes[apiErr.ErrorCode()] {
+		if transientCodes[apiErr.ErrorCode()] {
 			return apierr.Unavailable(err)
 		}
 		return err

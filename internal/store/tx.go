@@ -54,13 +54,16 @@ const maxConflictRetries = 6
 
 // Commit writes the plan atomically: nil on success, the plan's conflict
 // error when one of its conditions failed, SERVICE_UNAVAILABLE when
-// DynamoDB throttles or fails.
+// DynamoDB throttles or fails (see commit).
 func (s *Store) Commit(ctx context.Context, p Plan) error { return s.commit(ctx, p, nil) }
 
 // commit writes the plan and the guard atomically. It returns nil on
 // success, the plan's conflict error when one of its conditions failed,
-// *guardFailed when the guard's condition failed, and SERVICE_UNAVAILABLE
-// when DynamoDB throttles or fails. Re-sending is safe: nothing was written.
+// *guardFailed when the guard's condition failed, SERVICE_UNAVAILABLE when
+// DynamoDB throttles, fails, or other transactions keep conflicting after
+// maxConflictRetries, and the SDK's error for a transaction DynamoDB
+// refuses (a 500: it can never succeed). Re-sending is safe: nothing was
+// written.
 func (s *Store) commit(ctx context.Context, p Plan, guard *types.TransactWriteItem) error {
 	items := p.Items
 	if guard != nil {
@@ -85,6 +88,7 @@ func (s *Store) commit(ctx context.Context, p Plan, guard *types.TransactWriteIt
 		retry := false
 		for i, r := range reasons {
 			switch code(r) {
+			case "None", "":
 			case "ConditionalCheckFailed":
 				if e, ok := p.conflicts[i]; ok {
 					return e
@@ -92,11 +96,18 @@ func (s *Store) commit(ctx context.Context, p Plan, guard *types.TransactWriteIt
 				return err
 			case "TransactionConflict":
 				retry = true
-			case "ThrottlingError", "ProvisionedThroughputExceeded":
+			case "ThrottlingError", "ProvisionedThroughputExceeded", "RequestLimitExceeded":
 				return apierr.Unavailable(err)
+			default:
+				// ValidationError, ItemCollectionSizeLimitExceeded, ...: a
+				// transaction that can never succeed is our bug, not an outage.
+				return err
 			}
 		}
-		if !retry || attempt >= maxConflictRetries {
+		switch {
+		case !retry:
+			return err
+		case attempt >= maxConflictRetries:
 			return apierr.Unavailable(err)
 		}
 		if err := sleep(ctx, backoff(attempt)); err != nil {

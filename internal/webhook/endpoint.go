@@ -156,8 +156,13 @@ func (in EndpointInput) Validate(create bool) apierr.Problems {
 	case in.Events != nil:
 		validateEventTypes(p, in.Events)
 	}
-	if in.Description != nil && utf8.RuneCountInString(*in.Description) > 500 {
-		p.Add("description", "must be at most 500 characters")
+	if in.Description != nil {
+		switch {
+		case utf8.RuneCountInString(*in.Description) > 500:
+			p.Add("description", "must be at most 500 characters")
+		case domain.HasControl(*in.Description, true):
+			p.Add("description", domain.ProblemControl)
+		}
 	}
 	if create && in.Enabled != nil {
 		p.Add("enabled", "is set with PATCH; a new endpoint is enabled")

@@ -42,6 +42,24 @@ func TestSSRFTable(t *testing.T) {
 		{"::ffff:169.254.169.254", false, false},
 		{"93.184.216.34", true, true},
 		{"2606:4700::6810:85e5", true, true},
+		// IPv6 forms that carry an IPv4 address are judged by it.
+		{"64:ff9b::a9fe:a9fe", false, false}, // NAT64 of the metadata address
+		{"64:ff9b::a00:1", false, false},     // NAT64 of 10.0.0.1
+		{"64:ff9b::7f00:1", false, true},     // NAT64 of 127.0.0.1
+		{"64:ff9b::5db8:d822", true, true},   // NAT64 of a public address
+		{"::127.0.0.1", false, true},         // IPv4-compatible loopback
+		{"::10.0.0.1", false, false},         // IPv4-compatible private
+		{"::a9fe:a9fe", false, false},        // IPv4-compatible metadata
+		{"2002:a9fe:a9fe::1", false, false},  // 6to4 of the metadata address
+		{"2002:a00:1::1", false, false},      // 6to4 of 10.0.0.1
+		{"2002:5db8:d822::1", true, true},    // 6to4 of a public address
+		{"64:ff9b:1::a00:1", false, false},   // local-use NAT64, whatever it carries
+		{"64:ff9b:1:5db8:d822::", false, false},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", false, false}, // Teredo
+		{"fe80::1%eth0", false, false},
+		{"192.0.2.1", false, false},
+		{"198.51.100.7", false, false},
+		{"203.0.113.9", false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.addr, func(t *testing.T) {
@@ -78,6 +96,24 @@ func TestCheckURL(t *testing.T) {
 		{"ftp://93.184.216.34/", false, false},
 		{"/relative", false, false},
 		{"https://[::ffff:127.0.0.1]/", false, false},
+		{"https://[64:ff9b::a9fe:a9fe]/", false, false},
+		{"http://[64:ff9b::a9fe:a9fe]/", true, false},
+		{"https://[64:ff9b::a00:1]/", false, false},
+		{"https://[::127.0.0.1]/", false, false},
+		{"https://[2002:a9fe:a9fe::1]/", false, false},
+		{"https://[64:ff9b:1::a00:1]/", false, false},
+		{"https://127.1/", false, false},
+		{"http://127.1:9000/", true, false},
+		{"https://0x7f000001/", false, false},
+		{"https://2130706433/", false, false},
+		{"https://0177.0.0.1/", false, false},
+		{"https://10.1/", false, false},
+		{"https://localhost./", false, false},
+		{"https://LOCALHOST/", false, false},
+		{"https://api.localhost./", false, false},
+		{"http://localhost.:9000/", true, true},
+		{"https://example.invalid./hooks", false, true},
+		{"https://1.2.3.4.example.invalid/", false, true},
 	} {
 		_, problem := Guard{AllowLoopback: c.local}.CheckURL(ctx, r, c.url)
 		if (problem == "") != c.ok {

@@ -46,6 +46,12 @@ const DefaultTolerance = 5 * time.Minute
 var (
 	// ErrNoSignature: the request carries neither signature scheme.
 	ErrNoSignature = errors.New("webhook: no X-Botix-Signature or webhook-signature header")
+	// ErrUntimedSignature: the request carries X-Botix-Signature only. It
+	// signs the body without a time, so a captured request could be
+	// replayed forever; BOTIX always sends the timestamped webhook-signature
+	// too, and a request without it was stripped. Verifier.AllowLegacy
+	// accepts it.
+	ErrUntimedSignature = errors.New("webhook: only X-Botix-Signature, which carries no timestamp; webhook-signature is required")
 	// ErrBadSignature: no signature matches any of the secrets.
 	ErrBadSignature = errors.New("webhook: signature does not match")
 	// ErrBadTimestamp: webhook-timestamp is missing or not a number.
@@ -57,8 +63,9 @@ var (
 )
 
 // Verify checks a request against the endpoint's secrets (more than one
-// during a rotation) with DefaultTolerance. Every signature scheme present
-// must verify; at least one must be present. Comparisons are constant-time.
+// during a rotation) with DefaultTolerance. The timestamped Standard
+// Webhooks signature (webhook-signature) must be present and verify, and
+// so must X-Botix-Signature when present. Comparisons are constant-time.
 func Verify(secrets []string, header http.Header, body []byte, now time.Time) error {
 	return Verifier{Secrets: secrets}.Verify(header, body, now)
 }
@@ -68,6 +75,12 @@ type Verifier struct {
 	Secrets []string
 	// Tolerance bounds |now - webhook-timestamp|; 0 means DefaultTolerance.
 	Tolerance time.Duration
+	// AllowLegacy also accepts a request signed with X-Botix-Signature
+	// alone, for a legacy receiver behind a proxy that drops the Standard
+	// Webhooks headers. Such a request has no timestamp: a captured one can
+	// be replayed at any time, and only the deduplicator stops it. Leave it
+	// off unless you must.
+	AllowLegacy bool
 }
 
 // Verify is the package-level Verify with v's settings.
@@ -82,10 +95,12 @@ func (v Verifier) Verify(header http.Header, body []byte, now time.Time) error {
 	}
 	std := header.Get("Webhook-Signature")
 	botix := header.Get("X-Botix-Signature")
-	if std == "" && botix == "" {
+	switch {
+	case std == "" && botix == "":
 		return ErrNoSignature
-	}
-	if std != "" {
+	case std == "" && !v.AllowLegacy:
+		return ErrUntimedSignature
+	case std != "":
 		if err := v.verifyStandard(keys, header, body, std, now); err != nil {
 			return err
 		}

@@ -75,11 +75,16 @@ func TestVerify(t *testing.T) {
 		{"timestamp 6 minutes ahead", v.Secrets, v.header, v.Body, time.Unix(v.Timestamp, 0).Add(-6 * time.Minute), webhook.ErrStale},
 		{"no signature headers", v.Secrets, func() http.Header { return http.Header{} }, v.Body, v.at(), webhook.ErrNoSignature},
 		{"bad timestamp", v.Secrets, func() http.Header { h := v.header(); h.Set("webhook-timestamp", "soon"); return h }, v.Body, v.at(), webhook.ErrBadTimestamp},
-		{"X-Botix-Signature alone, tampered", v.Secrets, func() http.Header {
+		{"X-Botix-Signature alone, valid: refused, a stripped request could be a replay", v.Secrets, func() http.Header {
 			h := http.Header{}
-			h.Set("X-Botix-Signature", strings.Repeat("0", 64))
+			h.Set("X-Botix-Signature", v.Botix)
 			return h
-		}, v.Body, v.at(), webhook.ErrBadSignature},
+		}, v.Body, v.at(), webhook.ErrUntimedSignature},
+		{"X-Botix-Signature alone, days later: refused", v.Secrets, func() http.Header {
+			h := http.Header{}
+			h.Set("X-Botix-Signature", v.Botix)
+			return h
+		}, v.Body, v.at().Add(72 * time.Hour), webhook.ErrUntimedSignature},
 		{"a valid webhook-signature does not excuse a bad X-Botix-Signature", v.Secrets, func() http.Header {
 			h := v.header()
 			h.Set("X-Botix-Signature", strings.Repeat("0", 64))
@@ -94,6 +99,18 @@ func TestVerify(t *testing.T) {
 			}
 		})
 	}
+	t.Run("legacy receivers may opt in to X-Botix-Signature alone", func(t *testing.T) {
+		legacy := webhook.Verifier{Secrets: v.Secrets, AllowLegacy: true}
+		h := http.Header{}
+		h.Set("X-Botix-Signature", v.Botix)
+		if err := legacy.Verify(h, []byte(v.Body), v.at()); err != nil {
+			t.Fatal(err)
+		}
+		h.Set("X-Botix-Signature", strings.Repeat("0", 64))
+		if err := legacy.Verify(h, []byte(v.Body), v.at()); !errors.Is(err, webhook.ErrBadSignature) {
+			t.Fatalf("tampered: %v", err)
+		}
+	})
 	t.Run("during a rotation either secret verifies", func(t *testing.T) {
 		for _, s := range rotation.Secrets {
 			h := rotation.header()

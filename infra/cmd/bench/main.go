@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/botix/public-api/infra/bench"
 )
@@ -17,7 +18,10 @@ func main() {
 	iterations := flag.Int("n", 30, "requests per measured row")
 	events := flag.Int("events", 3000, "events for the webhook delivery benchmark")
 	pollers := flag.Int("pollers", 16, "concurrent deliver invocations")
-	only := flag.String("only", "", "run one benchmark: pagination or webhooks")
+	soak := flag.Duration("soak", time.Minute, "how long the soak runs")
+	clients := flag.Int("clients", 16, "concurrent clients of the soak")
+	failShare := flag.Float64("fail", 0.2, "share of webhook requests the soak's receiver fails")
+	only := flag.String("only", "", "run one benchmark: pagination, webhooks or soak")
 	flag.Parse()
 	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
 	if endpoint == "" {
@@ -27,6 +31,12 @@ func main() {
 	ctx := context.Background()
 	if *only == "" || *only == "webhooks" {
 		if err := bench.Webhooks(ctx, endpoint, bench.WebhooksConfig{Events: *events, Pollers: *pollers}, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+	if *only == "" || *only == "soak" {
+		if err := bench.Soak(ctx, endpoint, bench.SoakConfig{Duration: *soak, Clients: *clients, FailShare: *failShare}, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
