@@ -13,9 +13,11 @@ FUNCTIONS := $(shell sed -n 's/^build-\([A-Za-z0-9]*\):.*/\1/p' $(firstword $(MA
 
 .PHONY: run test lint build bench e2e-lambda clean
 
-## run: the whole system locally on http://127.0.0.1:$${PORT:-8080}; prints an API key.
+## run: the whole system locally: the API on http://127.0.0.1:$${PORT:-8080}, an AWS endpoint on :$${AWS_PORT:-8081}; prints an API key.
 run:
-	$(GO) run ./infra/cmd/botix-local
+	@echo "make run: building the local runtime into .cache/ (the first build compiles the AWS SDK, the SQS emulator and every function: minutes on a fresh machine, see the README; later builds take seconds)..."
+	@$(GO) build -o .cache/botix-local ./infra/cmd/botix-local
+	@.cache/botix-local
 
 ## test: lint, then every test (unit, DynamoDB Local integration, end-to-end).
 test: lint
@@ -30,7 +32,10 @@ lint:
 ## bench: benchmarks against DynamoDB Local (micro-benchmarks, webhook throughput, a soak, 100k-contact pagination, hostile-input fuzzing); prints Markdown tables.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
-	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench
+	@# One engine per benchmark: DynamoDB Local slows down as earlier runs' tables fill it.
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only pagination
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only webhooks
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only soak
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -run '^$$' -fuzz FuzzHostileInput -fuzztime $${FUZZTIME:-2m} ./infra/local/
 
 ## e2e-lambda: every real bootstrap under the Lambda Runtime Interface Emulator (also part of make test); prints init and invoke times.

@@ -134,7 +134,7 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		_, _ = io.WriteString(w, `{"message":"Too Many Requests"}`)
 		if r.cfg.OnResponse != nil {
-			r.cfg.OnResponse("", http.StatusTooManyRequests)
+			r.cfg.OnResponse(req, "", http.StatusTooManyRequests)
 		}
 		return
 	}
@@ -149,7 +149,7 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = io.WriteString(w, `{"message":"Not Found"}`)
 		if r.cfg.OnResponse != nil {
-			r.cfg.OnResponse("", http.StatusNotFound)
+			r.cfg.OnResponse(req, "", http.StatusNotFound)
 		}
 		return
 	}
@@ -173,7 +173,7 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(out)
 	if r.cfg.OnResponse != nil {
-		r.cfg.OnResponse(rt.key, resp.StatusCode)
+		r.cfg.OnResponse(req, rt.key, resp.StatusCode)
 	}
 }
 

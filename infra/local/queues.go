@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -27,6 +28,7 @@ type queue struct {
 // targets first) and its schedule groups.
 func (r *Runtime) createQueues(ctx context.Context) error {
 	r.queues = map[string]queue{}
+	r.deadLetterTargets = map[string]string{}
 	ids := r.cfg.Template.OfType("AWS::SQS::Queue")
 	res := r.resolver()
 	for pending := ids; len(pending) > 0; {
@@ -50,6 +52,7 @@ func (r *Runtime) createQueues(ctx context.Context) error {
 				}
 				b, _ := json.Marshal(map[string]string{"deadLetterTargetArn": target, "maxReceiveCount": fmt.Sprint(rp["maxReceiveCount"])})
 				attrs["RedrivePolicy"] = string(b)
+				r.deadLetterTargets[id] = target
 			}
 			name := r.stackName() + "-" + id
 			if n, ok := p["QueueName"].(string); ok {
@@ -206,31 +209,30 @@ func sqsRecord(msg sqstypes.Message, arn string) events.SQSMessage {
 	return rec
 }
 
-// MoveMessages plays the console's "Start DLQ redrive": every message of
-// queue from goes to queue to with its body, under a new message id.
-func (r *Runtime) MoveMessages(ctx context.Context, from, to string) (int, error) {
-	src, dst := r.queues[from], r.queues[to]
-	moved := 0
-	for empty := 0; empty < 2; {
-		out, err := r.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(src.url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: []string{"All"}})
-		if err != nil {
-			return moved, err
-		}
-		if len(out.Messages) == 0 {
-			empty++
-			continue
-		}
-		for _, m := range out.Messages {
-			if _, err := r.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(dst.url), MessageBody: m.Body, MessageAttributes: m.MessageAttributes}); err != nil {
-				return moved, err
-			}
-			if _, err := r.sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(src.url), ReceiptHandle: m.ReceiptHandle}); err != nil {
-				return moved, err
-			}
-			moved++
-		}
+// Queue returns a queue of the template (by logical id) as the local AWS
+// endpoint names it: its URL there, and its ARN.
+func (r *Runtime) Queue(id string) (url, arn string) {
+	q := r.queues[id]
+	return onBase(q.url, r.AWSURL), q.arn
+}
+
+// onBase moves a URL to another scheme and host, keeping its path.
+func onBase(raw, base string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return raw
 	}
-	return moved, nil
+	return base + u.Path
+}
+
+// QueueIDs returns the logical ids of the template's queues, sorted.
+func (r *Runtime) QueueIDs() []string {
+	out := make([]string, 0, len(r.queues))
+	for id := range r.queues {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // QueueDepth returns how many messages a queue holds (visible and in

@@ -50,6 +50,9 @@ type Config struct {
 	TablePrefix string
 	// Addr is the API's listen address; "" picks a free loopback port.
 	Addr string
+	// AWSAddr is the local AWS endpoint's listen address; "" picks a free
+	// loopback port.
+	AWSAddr string
 	// Parameters override the template parameters' defaults.
 	Parameters map[string]string
 	// Env adds variables to every function's environment: local-only
@@ -69,14 +72,18 @@ type Config struct {
 	// QueuePollers bounds the concurrent invocations per SQS source
 	// (default 4, never above the template's MaximumConcurrency).
 	QueuePollers int
-	// OnResponse, if set, is told the status of every API response.
-	OnResponse func(route string, status int)
+	// OnResponse, if set, is told the status of every API response, with
+	// the request it answered.
+	OnResponse func(req *http.Request, route string, status int)
 }
 
 // Runtime is a running local system.
 type Runtime struct {
 	// URL is the base URL of the API, e.g. http://127.0.0.1:8080.
 	URL string
+	// AWSURL is the base URL of the local AWS endpoint (Lambda Invoke,
+	// SQS, Scheduler, DynamoDB): the AWS CLI's --endpoint-url.
+	AWSURL string
 
 	cfg      Config
 	tables   map[string]string
@@ -101,8 +108,15 @@ type Runtime struct {
 	server   *http.Server
 	listener net.Listener
 	throttle *throttle
-	stop     context.CancelFunc
-	bg       sync.WaitGroup
+
+	awsServer         *http.Server
+	awsListener       net.Listener
+	ddbProxy          http.Handler
+	kumoProxy         http.Handler
+	moveTasks         moveTasks
+	deadLetterTargets map[string]string // queue id -> its dead-letter queue's ARN
+	stop              context.CancelFunc
+	bg                sync.WaitGroup
 }
 
 // Start provisions the template's resources and starts the functions and
@@ -151,6 +165,14 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 			_ = r.listener.Close()
 		}
 	}()
+	if err := r.listenAWS(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if !started {
+			_ = r.awsListener.Close()
+		}
+	}()
 	if err := r.resolveEnvironments(); err != nil {
 		return nil, err
 	}
@@ -158,6 +180,9 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	if err := r.serveAPI(); err != nil {
+		return nil, err
+	}
+	if err := r.serveAWSEndpoint(); err != nil {
 		return nil, err
 	}
 	bgCtx, cancel := context.WithCancel(context.Background())
@@ -185,10 +210,13 @@ func (r *Runtime) Close() error {
 		r.stop()
 	}
 	var err error
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	if r.server != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
 		err = r.server.Shutdown(ctx)
+	}
+	if r.awsServer != nil {
+		_ = r.awsServer.Shutdown(ctx)
 	}
 	r.bg.Wait()
 	if r.kumo != nil {

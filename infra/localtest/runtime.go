@@ -10,6 +10,10 @@ import (
 	"os"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
@@ -60,4 +64,16 @@ func Project(t testing.TB, rt *local.Runtime, apiKey string) (string, string) {
 		t.Fatal(err)
 	}
 	return resp.Project.ID, resp.APIKey
+}
+
+// AWSConfig is what the AWS CLI gets from the README's local settings:
+// the runtime's AWS endpoint, region us-east-1, credentials local/local.
+func AWSConfig(t testing.TB, rt *local.Runtime) aws.Config {
+	t.Helper()
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(local.Region), config.WithBaseEndpoint(rt.AWSURL),
+		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

@@ -425,6 +425,35 @@ func TestExtraAttemptsAndRedrive(t *testing.T) {
 	})
 }
 
+// dyingAgain is a dead-letter queue whose redriven deliveries die again
+// at once, as they do while the receiver is still broken.
+type dyingAgain struct{ *webhooktest.DeadLetterQueue }
+
+func (q dyingAgain) Requeue(ctx context.Context, l webhook.DeadLetter) error {
+	if err := q.DeadLetterQueue.Requeue(ctx, l); err != nil {
+		return err
+	}
+	q.Add(l.Body)
+	return nil
+}
+
+func TestRedriveMovesEachDeliveryOncePerRun(t *testing.T) {
+	p := newPipeline(t)
+	p.endpoint(webhook.AllEvents)
+	p.poster.Answer = answer(401, "")
+	p.dispatch(p.event(domain.EventContactCreated))
+	p.deliverFrom(0)
+	p.dlq.Add(p.queue.Dead()[0].String())
+	p.redriver.DeadLetters = dyingAgain{p.dlq}
+	out, err := p.redriver.Redrive(context.Background(), webhook.RedriveInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Moved != 1 || len(p.dlq.Requeued()) != 1 || p.dlq.Len() != 1 {
+		t.Fatalf("redrive %+v: %d requeued, %d left; the delivery that died again must wait for the next run", out, len(p.dlq.Requeued()), p.dlq.Len())
+	}
+}
+
 func TestDispatcher(t *testing.T) {
 	t.Run("an event goes to each enabled, subscribed endpoint once", func(t *testing.T) {
 		p := newPipeline(t)

@@ -47,7 +47,10 @@ type Redriver struct {
 const redriveHold = 5 * time.Minute
 
 // Redrive moves the dead letters that match in back to the delivery queue,
-// until max are moved or two receives in a row come back empty.
+// until max are moved or two receives in a row come back empty. A delivery
+// moved once is not moved again in the same run: if its fresh round dies
+// while the run goes on (the receiver is still broken), the new dead letter
+// waits for the next redrive instead of being chased round after round.
 func (r *Redriver) Redrive(ctx context.Context, in RedriveInput) (RedriveOutput, error) {
 	if in.Max < 0 {
 		return RedriveOutput{}, apierr.Problems{"max": "must be positive"}.Err()
@@ -57,6 +60,7 @@ func (r *Redriver) Redrive(ctx context.Context, in RedriveInput) (RedriveOutput,
 	}
 	var out RedriveOutput
 	var held []DeadLetter
+	moved := map[string]bool{}
 	defer func() {
 		if len(held) == 0 {
 			return
@@ -76,13 +80,15 @@ func (r *Redriver) Redrive(ctx context.Context, in RedriveInput) (RedriveOutput,
 		}
 		empty = 0
 		for _, l := range letters {
-			verdict, err := r.one(ctx, in, l)
+			verdict, err := r.one(ctx, in, l, moved)
 			if err != nil {
 				return out, err
 			}
 			switch verdict {
 			case redriveMoved:
 				out.Moved++
+			case redriveAgain:
+				held = append(held, l)
 			case redriveDelivered:
 				out.SkippedDelivered++
 			default:
@@ -101,12 +107,17 @@ const (
 	redriveSkipped redriveVerdict = iota
 	redriveMoved
 	redriveDelivered
+	// redriveAgain: the delivery died again after this run moved it.
+	redriveAgain
 )
 
-func (r *Redriver) one(ctx context.Context, in RedriveInput, l DeadLetter) (redriveVerdict, error) {
+func (r *Redriver) one(ctx context.Context, in RedriveInput, l DeadLetter, moved map[string]bool) (redriveVerdict, error) {
 	msg, err := ParseMessage(l.Body)
 	if err != nil {
 		return redriveSkipped, nil // not ours to judge: left for a human
+	}
+	if moved[msg.DeliveryID] {
+		return redriveAgain, nil
 	}
 	if (in.ProjectID != "" && msg.ProjectID != in.ProjectID) || (in.EndpointID != "" && msg.EndpointID != in.EndpointID) || (in.EventType != "" && msg.EventType != in.EventType) {
 		return redriveSkipped, nil
@@ -118,5 +129,6 @@ func (r *Redriver) one(ctx context.Context, in RedriveInput, l DeadLetter) (redr
 	case err != nil && !errors.Is(err, ErrDeliveryNotFound):
 		return redriveSkipped, err
 	}
+	moved[msg.DeliveryID] = true
 	return redriveMoved, r.DeadLetters.Requeue(ctx, l)
 }

