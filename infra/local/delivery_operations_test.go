@@ -25,13 +25,19 @@ type listPage struct {
 
 func (c client) list(path string) listPage {
 	c.t.Helper()
+	var p listPage
+	c.read(path, &p)
+	return p
+}
+
+// read GETs path, which must answer 200, into v.
+func (c client) read(path string, v any) {
+	c.t.Helper()
 	r := c.get(path)
 	if r.Status != 200 {
 		c.t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
 	}
-	var p listPage
-	r.JSON(c.t, &p)
-	return p
+	r.JSON(c.t, v)
 }
 
 func TestDeliveryLogAndManualActions(t *testing.T) {
@@ -164,9 +170,14 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		if req.Method != "POST" || req.Headers["x-botix-event"] != "message.sent" || req.Headers["x-botix-signature"] == "" || !strings.Contains(req.Body, `"type":"message.sent"`) {
 			t.Fatalf("caught %+v", req)
 		}
-		as, _ := s.Deliveries().Attempts(ctx, project, retrying.ID)
-		if as[len(as)-1].Kind != "redirect" || as[len(as)-1].URL != insp.URL {
-			t.Fatalf("redirect attempt %+v", as[len(as)-1])
+		// The inspector answers before the deliverer logs the attempt.
+		var as []webhook.Attempt
+		apitest.Eventually(t, 10*time.Second, "redirect attempt logged", func() bool {
+			as, _ = s.Deliveries().Attempts(ctx, project, retrying.ID)
+			return len(as) == 4
+		})
+		if as[3].Kind != "redirect" || as[3].URL != insp.URL {
+			t.Fatalf("redirect attempt %+v", as[3])
 		}
 		if r := c.post("/public/v1/webhook-deliveries/"+retrying.ID+"/redirect", uuid.NewString(), `{"inspector_id":"insp_nope"}`); r.Status != 422 || r.ErrorCode() != "VALIDATION_FAILED" {
 			t.Fatalf("malformed inspector id: %d %s", r.Status, r.Body)
