@@ -68,7 +68,7 @@ func (c *Contacts) List(ctx context.Context, r *httpapi.Request) (*httpapi.Respo
 // Count is GET /public/v1/contacts/count: the exact number of contacts,
 // from the counter the create transaction updates (no Scan, no COUNT).
 func (c *Contacts) Count(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	if err := pagination.CheckParams(r.Query); err != nil {
+	if err := pagination.ReadQuery(r).Done(); err != nil {
 		return nil, err
 	}
 	n, err := c.Store.CountContacts(ctx, r.Project)

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
 )
@@ -46,6 +48,52 @@ func (d *Deliveries) List(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 	}
 	f.Since = notBefore(f.Since, d.now(), webhook.DeliveryRetention)
 	return listPage(ctx, d.Store, d.Pager, store.DeliveriesQuery(r.Project, f), req)
+}
+
+// stats is the answer of Stats.
+type stats struct {
+	Granularity string           `json:"granularity"`
+	EndpointID  *string          `json:"endpoint_id"`
+	Since       string           `json:"since"`
+	Until       string           `json:"until"`
+	Buckets     []webhook.Bucket `json:"buckets"`
+	Totals      webhook.Counts   `json:"totals"`
+}
+
+// Stats is GET /public/v1/webhook-deliveries/stats: attempts per hour or
+// per day of a project (or of one endpoint, endpoint_id), stacked by the
+// status each left its delivery in, from the hourly counters the
+// deliverer updates with each attempt — one Query whatever the traffic.
+// since is floored to its bucket; until (exclusive) is the end of the
+// last bucket.
+func (d *Deliveries) Stats(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	q := pagination.ReadQuery(r)
+	granularity := q.Enum("granularity", webhook.Granularities)
+	endpoint := q.ID("endpoint_id", ids.WebhookEndpoint, "a webhook endpoint id")
+	since, until := q.Time("since"), q.Time("until")
+	if err := q.Done(); err != nil {
+		return nil, err
+	}
+	w, field, problem := webhook.NewStatsWindow(granularity, since, until, d.now())
+	if problem != "" {
+		return nil, apierr.Problems{field: problem}.ParamErr()
+	}
+	out := stats{Granularity: w.Granularity, Since: ids.Timestamp(w.From), Until: ids.Timestamp(w.End())}
+	if endpoint != "" {
+		if _, err := d.Store.Endpoints().Get(ctx, r.Project, endpoint); err != nil {
+			return nil, err
+		}
+		out.EndpointID = &endpoint
+	}
+	hours, err := d.Store.Deliveries().Stats(ctx, r.Project, endpoint, w.From, w.End().Add(-time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	out.Buckets = w.Buckets(hours)
+	for _, b := range out.Buckets {
+		out.Totals = out.Totals.Add(b.Counts)
+	}
+	return httpapi.JSON(http.StatusOK, out)
 }
 
 // deliveryDetail is a delivery with its payload and attempt log.

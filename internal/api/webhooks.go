@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
+	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
@@ -142,6 +144,69 @@ func (w *WebhookEndpoints) Test(ctx context.Context, r *httpapi.Request) (Outcom
 		return Outcome{}, err
 	}
 	return accepted(map[string]string{"event_id": ev.ID, "endpoint_id": ep.ID, "status": "queued"}, plan)
+}
+
+// Recover is POST /public/v1/webhook-endpoints/{id}/recover {"since"}:
+// every failed (retrying) or dead delivery of the endpoint created since
+// then starts a fresh round, asynchronously: the request is written with
+// the idempotency record and reaches the delivery queue through the
+// stream, like a manual retry. A delivered delivery is never taken, and a
+// second recovery of deliveries already recovered finds them no longer
+// failed (or claims nothing: see webhook.Claim). deliveries is how many
+// were failed or dead when the recovery was accepted.
+func (w *WebhookEndpoints) Recover(ctx context.Context, r *httpapi.Request) (Outcome, error) {
+	var in struct {
+		Since *string `json:"since"`
+	}
+	if err := httpapi.Decode(r.Body, &in); err != nil {
+		return Outcome{}, err
+	}
+	now := w.now()
+	var since time.Time
+	switch {
+	case in.Since == nil || *in.Since == "":
+		return Outcome{}, apierr.Problems{"since": "is required"}.Err()
+	default:
+		var err error
+		if since, err = time.Parse(time.RFC3339Nano, *in.Since); err != nil {
+			return Outcome{}, apierr.Problems{"since": "must be an RFC 3339 time such as 2026-11-29T08:00:00Z"}.Err()
+		}
+		if since.After(now) {
+			return Outcome{}, apierr.Problems{"since": "must not be in the future"}.Err()
+		}
+	}
+	since = notBefore(since, now, webhook.DeliveryRetention)
+	ep, err := w.Store.Endpoints().Get(ctx, r.Project, r.PathParams["id"])
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !ep.Enabled {
+		why := ""
+		if ep.DisabledReason != "" {
+			why = " (" + ep.DisabledReason + ")"
+		}
+		return Outcome{}, apierr.New(apierr.EndpointDisabled, "the webhook endpoint is disabled%s; enable it (PATCH {\"enabled\": true}) before recovering its deliveries", why)
+	}
+	failed, err := w.Store.Deliveries().Failed(ctx, r.Project, ep.ID, since, now)
+	if err != nil {
+		return Outcome{}, err
+	}
+	var plan store.Plan
+	dr := webhook.DeliveryRequest{ProjectID: r.Project, Kind: webhook.RequestRecover, EndpointID: ep.ID, Since: since, Until: now}
+	if err := w.Store.AddDeliveryRequest(&plan, &dr, now); err != nil {
+		return Outcome{}, err
+	}
+	return accepted(recovery{ID: dr.ID, EndpointID: ep.ID, Since: ids.Timestamp(since), Until: ids.Timestamp(now), Deliveries: len(failed), Status: "queued"}, plan)
+}
+
+// recovery is the answer of Recover.
+type recovery struct {
+	ID         string `json:"recovery_id"`
+	EndpointID string `json:"endpoint_id"`
+	Since      string `json:"since"`
+	Until      string `json:"until"`
+	Deliveries int    `json:"deliveries"`
+	Status     string `json:"status"`
 }
 
 // target is the endpoint an action without a body (rotate, test) is about.

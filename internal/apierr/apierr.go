@@ -31,6 +31,7 @@ const (
 	IdempotencyKeyReuseConflict Code = "IDEMPOTENCY_KEY_REUSE_CONFLICT"
 	IdempotencyKeyInProgress    Code = "IDEMPOTENCY_KEY_IN_PROGRESS"
 	ContactAlreadyExists        Code = "CONTACT_ALREADY_EXISTS"
+	EndpointDisabled            Code = "ENDPOINT_DISABLED"
 	InvalidCursor               Code = "INVALID_CURSOR"
 	OffsetTooLarge              Code = "OFFSET_TOO_LARGE"
 	LimitExceeded               Code = "LIMIT_EXCEEDED"

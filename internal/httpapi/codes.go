@@ -20,6 +20,7 @@ var statusOf = map[apierr.Code]int{
 	apierr.IdempotencyKeyReuseConflict: http.StatusConflict,
 	apierr.IdempotencyKeyInProgress:    http.StatusConflict,
 	apierr.ContactAlreadyExists:        http.StatusConflict,
+	apierr.EndpointDisabled:            http.StatusConflict,
 	apierr.InvalidCursor:               http.StatusBadRequest,
 	apierr.OffsetTooLarge:              http.StatusBadRequest,
 	apierr.LimitExceeded:               http.StatusConflict,

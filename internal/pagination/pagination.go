@@ -151,16 +151,17 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
 	return n, nil
 }
 
-// CheckParams refuses query parameters that are neither paging parameters
-// nor one of the endpoint's filters: a typo must not silently widen a list.
-func CheckParams(q url.Values, filters ...string) error {
-	known := map[string]bool{"cursor": true, "cursor_limit": true, "pagination": true, "offset": true, "limit": true}
-	for _, f := range filters {
+var pagingParams = []string{"cursor", "cursor_limit", "pagination", "offset", "limit"}
+
+// checkKnown refuses query parameters not named.
+func checkKnown(q url.Values, names []string) error {
+	known := map[string]bool{}
+	for _, f := range names {
 		known[f] = true
 	}
 	for name := range q {
 		if !known[name] {
-			return apierr.Problems{name: "is not a parameter of this list"}.ParamErr()
+			return apierr.Problems{name: "is not a parameter of this endpoint"}.ParamErr()
 		}
 	}
 	return nil
@@ -292,15 +293,30 @@ func (q *Params) Time(name string) time.Time {
 	return t
 }
 
-// Page refuses parameters that are neither paging parameters nor a filter
-// read so far (INVALID_PARAMETER: a typo must not silently widen a list),
-// then reports the filters' problems, then parses the paging parameters
-// with the cursor bound to the filters read.
-func (q *Params) Page() (Request, error) {
-	if err := CheckParams(q.r.Query, q.known...); err != nil {
-		return Request{}, err
+// ReadQuery starts reading the query of a request that is not a list:
+// the same validation, and no paging parameters (finish with Done).
+func ReadQuery(r *httpapi.Request) *Params {
+	return (*Pager)(nil).Params(r)
+}
+
+// Done refuses parameters that were not read so far (nor, on a list, are
+// paging parameters): INVALID_PARAMETER, as a typo must not silently
+// widen a list. Then it reports the problems of those read.
+func (q *Params) Done() error {
+	known := q.known
+	if q.pager != nil {
+		known = slices.Concat(known, pagingParams)
 	}
-	if err := q.problems.ParamErr(); err != nil {
+	if err := checkKnown(q.r.Query, known); err != nil {
+		return err
+	}
+	return q.problems.ParamErr()
+}
+
+// Page finishes reading a list's query (Done), then parses the paging
+// parameters with the cursor bound to the filters read.
+func (q *Params) Page() (Request, error) {
+	if err := q.Done(); err != nil {
 		return Request{}, err
 	}
 	return q.pager.Parse(q.r, q.bound)

@@ -136,8 +136,9 @@ func (r Deliveries) Claim(ctx context.Context, c webhook.Claim) (*webhook.Delive
 	update := "SET claim_token = :token, claim_expires_at = :until"
 	var cond string
 	if c.RedriveOfRound > 0 {
-		cond = "#status = :dead AND #round = :r"
-		values[":dead"], values[":r"] = str(string(webhook.StatusDead)), num(int64(c.RedriveOfRound))
+		cond = "#status IN (:dead, :retrying) AND #round = :r AND (attribute_not_exists(claim_expires_at) OR claim_expires_at < :now)"
+		values[":dead"], values[":retrying"] = str(string(webhook.StatusDead)), str(string(webhook.StatusRetrying))
+		values[":r"], values[":now"] = num(int64(c.RedriveOfRound)), num(c.Now.UnixMilli())
 		update += ", #status = :pending, #round = :next_round, next_attempt = :one, gsi1pk = :gsi1pk REMOVE dead_reason, next_attempt_at"
 		values[":pending"], values[":next_round"], values[":one"] = str(string(webhook.StatusPending)), num(int64(c.RedriveOfRound+1)), num(1)
 		values[":gsi1pk"] = str(statusPK(c.Project, webhook.StatusPending))
@@ -195,8 +196,9 @@ func (r Deliveries) attemptPut(project, deliverySK string, a webhook.Attempt) (t
 	}, "")
 }
 
-// Finish implements webhook.Deliveries: the delivery's new state and the
-// attempt log in one transaction, conditioned on the claim token.
+// Finish implements webhook.Deliveries: the delivery's new state, the
+// attempt log and the attempt's count in one transaction, conditioned on
+// the claim token.
 func (r Deliveries) Finish(ctx context.Context, d webhook.Delivery, token string, res webhook.Result, a webhook.Attempt) error {
 	k, sk, ok := deliveryKeys(d.ProjectID, d.ID)
 	if !ok {
@@ -223,7 +225,8 @@ func (r Deliveries) Finish(ctx context.Context, d webhook.Delivery, token string
 	if err != nil {
 		return err
 	}
-	err = r.s.commit(ctx, Plan{Items: []types.TransactWriteItem{logItem}}, &types.TransactWriteItem{Update: &types.Update{
+	plan := Plan{Items: []types.TransactWriteItem{logItem, r.countAttempt(d, a, res.Status)}}
+	err = r.s.commit(ctx, plan, &types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(r.s.Tables.Deliveries), Key: keyAV(k),
 		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " ADD attempts :one, next_attempt :one REMOVE " + strings.Join(remove, ", ")),
 		ConditionExpression:       aws.String("claim_token = :token"),
@@ -237,7 +240,9 @@ func (r Deliveries) Finish(ctx context.Context, d webhook.Delivery, token string
 	return err
 }
 
-// RecordExtra implements webhook.Deliveries.
+// RecordExtra implements webhook.Deliveries: the attempt log, the
+// delivery's update and (but for a redirect) the attempt's count in one
+// transaction.
 func (r Deliveries) RecordExtra(ctx context.Context, d webhook.Delivery, delivered bool, a webhook.Attempt) error {
 	k, sk, ok := deliveryKeys(d.ProjectID, d.ID)
 	if !ok {
@@ -262,6 +267,9 @@ func (r Deliveries) RecordExtra(ctx context.Context, d webhook.Delivery, deliver
 	var p Plan
 	p.Add(logItem, nil)
 	p.Add(types.TransactWriteItem{Update: u}, webhook.ErrDeliveryNotFound)
+	if a.Kind != webhook.KindRedirect {
+		p.Add(r.countAttempt(d, a, webhook.MarkExtra(d, delivered, "").Status), nil)
+	}
 	return r.s.Commit(ctx, p)
 }
 
@@ -278,27 +286,49 @@ func (r Deliveries) Attempts(ctx context.Context, project, id string) ([]webhook
 		ConsistentRead:            aws.Bool(true),
 	}
 	out := []webhook.Attempt{}
-	for {
-		res, err := r.s.DB.Query(ctx, in)
-		if err != nil {
-			return nil, classify(err)
+	err := r.s.each(ctx, in, func(item map[string]types.AttributeValue) error {
+		var it attemptItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return err
 		}
-		var page []attemptItem
-		if err := attributevalue.UnmarshalListOfMaps(res.Items, &page); err != nil {
-			return nil, err
-		}
-		for _, it := range page {
-			out = append(out, webhook.Attempt{
-				DeliveryID: it.DeliveryID, Attempt: it.Attempt, Round: it.Round, Kind: webhook.AttemptKind(it.Kind), URL: it.URL,
-				RequestID: it.RequestID, StatusCode: it.StatusCode, ResponseBody: it.ResponseBody, StartedAt: it.StartedAt,
-				DurationMs: it.DurationMs, ErrorClass: it.ErrorClass, Error: it.Error, NextAttemptAt: it.NextAttemptAt,
-			})
-		}
-		if res.LastEvaluatedKey == nil {
-			return out, nil
-		}
-		in.ExclusiveStartKey = res.LastEvaluatedKey
+		out = append(out, webhook.Attempt{
+			DeliveryID: it.DeliveryID, Attempt: it.Attempt, Round: it.Round, Kind: webhook.AttemptKind(it.Kind), URL: it.URL,
+			RequestID: it.RequestID, StatusCode: it.StatusCode, ResponseBody: it.ResponseBody, StartedAt: it.StartedAt,
+			DurationMs: it.DurationMs, ErrorClass: it.ErrorClass, Error: it.Error, NextAttemptAt: it.NextAttemptAt,
+		})
+		return nil
+	})
+	return out, err
+}
+
+// Failed implements webhook.Deliveries: the endpoint's deliveries (GSI2)
+// created in [since, until], filtered to the failed ones, oldest first,
+// read without their payloads.
+func (r Deliveries) Failed(ctx context.Context, project, endpointID string, since, until time.Time) ([]webhook.Delivery, error) {
+	from, to := ids.LowerBound(since.Truncate(time.Millisecond)), ids.UpperBound(until.Truncate(time.Millisecond))
+	if from > to {
+		return nil, nil
 	}
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(r.s.Tables.Deliveries), IndexName: aws.String(IndexGSI2),
+		KeyConditionExpression:   aws.String("gsi2pk = :pk AND gsi2sk BETWEEN :from AND :to"),
+		FilterExpression:         aws.String("#status IN (:retrying, :dead)"),
+		ProjectionExpression:     aws.String("id, project_id, endpoint_id, event_id, event_type, #status, #round, next_attempt, attempts, created_at"),
+		ExpressionAttributeNames: map[string]string{"#status": "status", "#round": "round"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(endpointDeliveriesPK(project, endpointID)), ":from": str(from), ":to": str(to),
+			":retrying": str(string(webhook.StatusRetrying)), ":dead": str(string(webhook.StatusDead)),
+		},
+	}
+	var out []webhook.Delivery
+	err := r.s.each(ctx, in, func(item map[string]types.AttributeValue) error {
+		d, err := decodeAs(item, deliveryItem.delivery)
+		if err == nil {
+			out = append(out, *d)
+		}
+		return err
+	})
+	return out, err
 }
 
 // DeliveryFilter selects deliveries. Status and EndpointID are key

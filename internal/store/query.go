@@ -190,6 +190,25 @@ func (s *Store) queryPage(ctx context.Context, q Query, start map[string]string,
 	}
 }
 
+// each calls fn with every item of a query, following DynamoDB's pages.
+func (s *Store) each(ctx context.Context, in *dynamodb.QueryInput, fn func(map[string]types.AttributeValue) error) error {
+	for {
+		res, err := s.DB.Query(ctx, in)
+		if err != nil {
+			return classify(err)
+		}
+		for _, item := range res.Items {
+			if err := fn(item); err != nil {
+				return err
+			}
+		}
+		if res.LastEvaluatedKey == nil {
+			return nil
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+}
+
 // SkipOffset walks past offset items the way offset pagination must: it
 // reads (and pays for) every skipped item, using Select=COUNT so that
 // nothing is transferred. It returns where the page after them starts

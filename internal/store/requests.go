@@ -24,19 +24,31 @@ type deliveryRequestItem struct {
 	DeliveryID string `dynamodbav:"delivery_id"`
 	Kind       string `dynamodbav:"kind"`
 	TargetURL  string `dynamodbav:"target_url,omitempty"`
+	EndpointID string `dynamodbav:"endpoint_id,omitempty"`
+	Since      string `dynamodbav:"since,omitempty"`
+	Until      string `dynamodbav:"until,omitempty"`
 	CreatedAt  string `dynamodbav:"created_at"`
 	ExpiresAt  int64  `dynamodbav:"expires_at"`
 }
 
-// AddDeliveryRequest plans a delivery request (its id is filled in). Kept
-// a day: by then the stream has carried it to the queue.
+// AddDeliveryRequest plans a delivery request (its id is filled in: a
+// recovery's is rcv_<ulid>, another request's dreq_<ulid>). Kept a day: by
+// then the stream has carried it to the queue.
 func (s *Store) AddDeliveryRequest(p *Plan, r *webhook.DeliveryRequest, now time.Time) error {
 	u := ids.NewULID(now)
 	r.ID = "dreq_" + u.String()
-	w, err := put(s.Tables.Data, deliveryRequestItem{
+	if r.Kind == webhook.RequestRecover {
+		r.ID = "rcv_" + u.String()
+	}
+	it := deliveryRequestItem{
 		PK: scoped(r.ProjectID, "DREQ"), SK: u.String(), Entity: EntityDeliveryRequest, ProjectID: r.ProjectID, ID: r.ID,
-		DeliveryID: r.DeliveryID, Kind: string(r.Kind), TargetURL: r.TargetURL, CreatedAt: ids.Timestamp(now), ExpiresAt: now.Add(24 * time.Hour).Unix(),
-	}, "attribute_not_exists(pk)")
+		DeliveryID: r.DeliveryID, Kind: string(r.Kind), TargetURL: r.TargetURL, EndpointID: r.EndpointID,
+		CreatedAt: ids.Timestamp(now), ExpiresAt: now.Add(24 * time.Hour).Unix(),
+	}
+	if r.Kind == webhook.RequestRecover {
+		it.Since, it.Until = ids.Timestamp(r.Since), ids.Timestamp(r.Until)
+	}
+	w, err := put(s.Tables.Data, it, "attribute_not_exists(pk)")
 	if err != nil {
 		return err
 	}
@@ -68,11 +80,22 @@ func DecodeOutgoing(image map[string]types.AttributeValue) (out webhook.Outgoing
 		if err := attributevalue.UnmarshalMap(image, &it); err != nil {
 			return out, false, err
 		}
+		r := &webhook.DeliveryRequest{ID: it.ID, ProjectID: it.ProjectID, DeliveryID: it.DeliveryID,
+			Kind: webhook.RequestKind(it.Kind), TargetURL: it.TargetURL, EndpointID: it.EndpointID}
+		if r.Kind == webhook.RequestRecover {
+			r.Since, err = time.Parse(time.RFC3339Nano, it.Since)
+			if err == nil {
+				r.Until, err = time.Parse(time.RFC3339Nano, it.Until)
+			}
+			if err != nil || it.ProjectID == "" || it.EndpointID == "" {
+				return out, false, fmt.Errorf("store: recovery %q without project, endpoint or window", it.ID)
+			}
+			return webhook.Outgoing{Request: r}, true, nil
+		}
 		if it.ProjectID == "" || it.DeliveryID == "" {
 			return out, false, fmt.Errorf("store: delivery request %q without project or delivery", it.ID)
 		}
-		return webhook.Outgoing{Request: &webhook.DeliveryRequest{ID: it.ID, ProjectID: it.ProjectID, DeliveryID: it.DeliveryID,
-			Kind: webhook.RequestKind(it.Kind), TargetURL: it.TargetURL}}, true, nil
+		return webhook.Outgoing{Request: r}, true, nil
 	}
 	return out, false, nil
 }

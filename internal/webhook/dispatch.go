@@ -21,8 +21,10 @@ type Hooks struct {
 }
 
 // Dispatcher fans outbox items out: each event becomes one delivery per
-// target endpoint and one delivery queue message; each delivery request
-// becomes one message.
+// target endpoint and one delivery queue message; a retry or redirect
+// request becomes one message; a recovery becomes one redrive message per
+// failed delivery of its endpoint and window (each starts a fresh round,
+// and the claim makes a second recovery of the same round a no-op).
 type Dispatcher struct {
 	Endpoints  Endpoints
 	Deliveries Deliveries
@@ -58,7 +60,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, items []Outgoing) []error {
 		switch {
 		case it.Event != nil:
 			byProject[it.Event.ProjectID] = append(byProject[it.Event.ProjectID], i)
-		case it.Request != nil:
+		case it.Request != nil && it.Request.Kind != RequestRecover:
 			r := it.Request
 			jobs[i].msgs = []Message{{DeliveryID: r.DeliveryID, ProjectID: r.ProjectID, Request: &MessageRequest{ID: r.ID, Kind: r.Kind, TargetURL: r.TargetURL}}}
 		}
@@ -93,13 +95,18 @@ func (d *Dispatcher) createDeliveries(ctx context.Context, jobs []dispatchJob) {
 	var wg sync.WaitGroup
 	for i := range jobs {
 		j := &jobs[i]
-		if j.err != nil || j.item.Event == nil {
+		recovery := j.item.Request != nil && j.item.Request.Kind == RequestRecover
+		if j.err != nil || (j.item.Event == nil && !recovery) {
 			continue
 		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			if recovery {
+				j.msgs, j.err = d.recover(ctx, *j.item.Request)
+				return
+			}
 			j.msgs, j.err = d.fanOut(ctx, j.item, j.endpoints)
 		}()
 	}
@@ -131,6 +138,20 @@ func (d *Dispatcher) fanOut(ctx context.Context, o Outgoing, endpoints []Endpoin
 		// Sent whether the delivery is new or not: if a previous run stored
 		// it and crashed before sending, this is what delivers it.
 		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, Round: 1, Attempt: 1})
+	}
+	return msgs, nil
+}
+
+// recover lists the failed deliveries a recovery takes and makes one
+// redrive message of each.
+func (d *Dispatcher) recover(ctx context.Context, r DeliveryRequest) ([]Message, error) {
+	failed, err := d.Deliveries.Failed(ctx, r.ProjectID, r.EndpointID, r.Since, r.Until)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]Message, len(failed))
+	for i, f := range failed {
+		msgs[i] = Message{DeliveryID: f.ID, ProjectID: f.ProjectID, RedriveOfRound: f.Round, EndpointID: f.EndpointID, EventType: f.EventType, Reason: "recovery " + r.ID}
 	}
 	return msgs, nil
 }

@@ -3,6 +3,7 @@ package webhook
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/botix/public-api/internal/apierr"
@@ -77,16 +78,17 @@ type Claim struct {
 	Until, Now time.Time
 }
 
-// Allows reports whether d may be claimed: a redrive claims a dead
-// delivery of the round it names; a scheduled attempt claims a pending or
-// retrying delivery at exactly that round and attempt, unless another
-// worker's claim is still running.
+// Allows reports whether d may be claimed: a redrive (from the dead-letter
+// queue, or a recovery) claims a dead or retrying delivery still in the
+// round it names; a scheduled attempt claims a pending or retrying
+// delivery at exactly that round and attempt. Neither takes an attempt
+// another worker's claim still holds.
 func (c Claim) Allows(d Delivery) bool {
+	free := d.ClaimExpiresAt.IsZero() || d.ClaimExpiresAt.Before(c.Now)
 	if c.RedriveOfRound > 0 {
-		return d.Status == StatusDead && d.Round == c.RedriveOfRound
+		return (d.Status == StatusDead || d.Status == StatusRetrying) && d.Round == c.RedriveOfRound && free
 	}
-	return (d.Status == StatusPending || d.Status == StatusRetrying) && d.Round == c.Round && d.NextAttempt == c.Attempt &&
-		(d.ClaimExpiresAt.IsZero() || d.ClaimExpiresAt.Before(c.Now))
+	return (d.Status == StatusPending || d.Status == StatusRetrying) && d.Round == c.Round && d.NextAttempt == c.Attempt && free
 }
 
 // Apply returns d as a successful claim leaves it.
@@ -118,7 +120,14 @@ const (
 // Diagnose explains why c could not claim d (nil: no such delivery).
 func (c Claim) Diagnose(d *Delivery) ClaimOutcome {
 	switch {
-	case d == nil, d.Status == StatusDelivered, d.Status == StatusDead, c.RedriveOfRound > 0:
+	case d == nil, d.Status == StatusDelivered:
+		return Stale
+	case c.RedriveOfRound > 0:
+		if d.Round == c.RedriveOfRound && d.Status == StatusRetrying && !d.ClaimExpiresAt.Before(c.Now) {
+			return Busy
+		}
+		return Stale
+	case d.Status == StatusDead:
 		return Stale
 	case d.Round != c.Round || d.NextAttempt > c.Attempt:
 		return Stale
@@ -205,10 +214,14 @@ type RequestKind string
 const (
 	RequestRetry    RequestKind = "retry"
 	RequestRedirect RequestKind = "redirect"
+	// RequestRecover starts a fresh round for every failed (retrying) or
+	// dead delivery of an endpoint created within a time window.
+	RequestRecover RequestKind = "recover"
 )
 
-// DeliveryRequest asks for one extra attempt of a delivery: a manual retry
-// or a redirect to an inspector. Written in the API's transaction, it
+// DeliveryRequest asks for more attempts: one extra attempt of a delivery
+// (a manual retry, or a redirect to an inspector), or the recovery of an
+// endpoint's failed deliveries. Written in the API's transaction, it
 // reaches the delivery queue through the outbox stream, so an accepted
 // request is never lost to a crash.
 type DeliveryRequest struct {
@@ -218,6 +231,61 @@ type DeliveryRequest struct {
 	Kind       RequestKind
 	// TargetURL replaces the endpoint's URL (redirects).
 	TargetURL string
+	// EndpointID, Since and Until name what a recovery takes: the
+	// endpoint's deliveries created in [Since, Until].
+	EndpointID   string
+	Since, Until time.Time
+}
+
+// Failed reports whether a delivery is one a recovery takes: it failed
+// and is not delivered (retrying, or dead).
+func (d Delivery) Failed() bool { return d.Status == StatusRetrying || d.Status == StatusDead }
+
+// Counts are attempts of one hour by the status each left its delivery
+// in: delivered, still retrying, or dead. The dashboard stacks them.
+type Counts struct {
+	Delivered int64 `json:"delivered"`
+	Retrying  int64 `json:"retrying"`
+	Dead      int64 `json:"dead"`
+}
+
+// Add returns c + o.
+func (c Counts) Add(o Counts) Counts {
+	return Counts{Delivered: c.Delivered + o.Delivered, Retrying: c.Retrying + o.Retrying, Dead: c.Dead + o.Dead}
+}
+
+// Total is every attempt counted.
+func (c Counts) Total() int64 { return c.Delivered + c.Retrying + c.Dead }
+
+// CountOf is how one attempt that left its delivery in status counts.
+func CountOf(status Status) Counts {
+	switch status {
+	case StatusDelivered:
+		return Counts{Delivered: 1}
+	case StatusDead:
+		return Counts{Dead: 1}
+	}
+	return Counts{Retrying: 1}
+}
+
+// StatsRetention is how long the hourly counts are kept: the 14 days the
+// dashboard charts, and a day of margin.
+const StatsRetention = 15 * 24 * time.Hour
+
+// HourCounts is one hour's counts.
+type HourCounts struct {
+	Hour time.Time
+	Counts
+}
+
+// AttemptHour is the hour an attempt counts in: the hour it started (the
+// hour of now for an attempt without a start time).
+func AttemptHour(a Attempt, now time.Time) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, a.StartedAt)
+	if err != nil {
+		t = now
+	}
+	return t.UTC().Truncate(time.Hour)
 }
 
 // Outgoing is an outbox item on its way to receivers: an event (fanned
@@ -274,3 +342,91 @@ func ParseMessage(body string) (Message, error) {
 }
 
 var errNotAMessage = errors.New("webhook: not a delivery message")
+
+// Granularities of the delivery stats.
+const (
+	GranularityHour = "hour"
+	GranularityDay  = "day"
+)
+
+// Granularities lists the granularities the stats accept.
+var Granularities = []string{GranularityHour, GranularityDay}
+
+// StatsWindow is what a stats request covers: buckets of Granularity
+// (UTC hours or UTC days) from the one holding From to the one holding To.
+type StatsWindow struct {
+	Granularity string
+	From, To    time.Time
+}
+
+// NewStatsWindow fills in a stats request: granularity defaults to hour;
+// until to now and since to 24 hours (hour) or 14 days (day) before until.
+// The window is cut to what the counters can hold: not before
+// StatsRetention ago, not after now. A window that holds nothing is
+// refused: field names the parameter at fault and problem says why.
+func NewStatsWindow(granularity string, since, until, now time.Time) (w StatsWindow, field, problem string) {
+	if granularity == "" {
+		granularity = GranularityHour
+	}
+	if until.IsZero() || until.After(now) {
+		until = now
+	}
+	if since.IsZero() {
+		since = until.Add(-24 * time.Hour)
+		if granularity == GranularityDay {
+			since = until.Add(-DeliveryRetention)
+		}
+	}
+	floor := now.Add(-StatsRetention)
+	switch {
+	case !since.Before(until):
+		return StatsWindow{}, "until", "must be after since (and until is never later than now)"
+	case until.Before(floor):
+		return StatsWindow{}, "until", "must be within the last " + strconv.Itoa(int(StatsRetention/(24*time.Hour))) + " days: older counts are not kept"
+	case since.Before(floor):
+		since = floor
+	}
+	return StatsWindow{Granularity: granularity, From: w.floor(granularity, since), To: w.floor(granularity, until)}, "", ""
+}
+
+func (StatsWindow) floor(granularity string, t time.Time) time.Time {
+	t = t.UTC()
+	if granularity == GranularityDay {
+		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	}
+	return t.Truncate(time.Hour)
+}
+
+// step is one bucket's length.
+func (w StatsWindow) step() time.Duration {
+	if w.Granularity == GranularityDay {
+		return 24 * time.Hour
+	}
+	return time.Hour
+}
+
+// End is where the last bucket ends (exclusive).
+func (w StatsWindow) End() time.Time { return w.To.Add(w.step()) }
+
+// Bucket is the counts of one hour or day.
+type Bucket struct {
+	Start time.Time `json:"start"`
+	Counts
+}
+
+// Buckets sums hours into the window's buckets: every bucket of the
+// window, in order, those without attempts at zero.
+func (w StatsWindow) Buckets(hours []HourCounts) []Bucket {
+	var out []Bucket
+	index := map[time.Time]int{}
+	for t := w.From; !t.After(w.To); t = t.Add(w.step()) {
+		index[t] = len(out)
+		out = append(out, Bucket{Start: t})
+	}
+	for _, h := range hours {
+		if i, ok := index[w.floor(w.Granularity, h.Hour)]; ok {
+			out[i].Counts = out[i].Counts.Add(h.Counts)
+		}
+	}
+	return out
+}

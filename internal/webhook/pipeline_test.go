@@ -425,6 +425,75 @@ func TestExtraAttemptsAndRedrive(t *testing.T) {
 	})
 }
 
+func TestRecovery(t *testing.T) {
+	p := newPipeline(t)
+	ep, other := p.endpoint(domain.EventContactCreated), p.endpoint(domain.EventMessageSent)
+	since := p.clock()
+	sent := func(typ string, status int) {
+		n := len(p.queue.Sent())
+		p.poster.Answer = answer(status, "")
+		p.dispatch(p.event(typ))
+		p.deliverFrom(n)
+		p.advance(time.Second)
+	}
+	sent(domain.EventContactCreated, 401) // dead
+	sent(domain.EventContactCreated, 503) // retrying
+	sent(domain.EventContactCreated, 200) // delivered
+	sent(domain.EventMessageSent, 401)    // another endpoint's, dead
+	p.poster.Answer = nil
+	posted := len(p.poster.Posted())
+	recover := webhook.Outgoing{Request: &webhook.DeliveryRequest{ID: "rcv_1", ProjectID: project, Kind: webhook.RequestRecover, EndpointID: ep.ID, Since: since, Until: p.clock()}}
+	n := len(p.queue.Sent())
+	p.dispatch(recover)
+	msgs := p.queue.Sent()[n:]
+	if len(msgs) != 2 {
+		t.Fatalf("a recovery of 2 failed deliveries sent %d messages", len(msgs))
+	}
+	for _, d := range p.deliverFrom(n) {
+		if !d.Done {
+			t.Fatalf("recovered: %+v", d)
+		}
+	}
+	for _, d := range p.deliveries.All() {
+		switch {
+		case d.EndpointID == other.ID && d.Status != webhook.StatusDead:
+			t.Errorf("another endpoint's delivery was recovered: %+v", d)
+		case d.EndpointID == ep.ID && (d.Status != webhook.StatusDelivered || (d.Round != 2) != (d.Attempts == 1)):
+			t.Errorf("after the recovery %+v", d)
+		}
+	}
+	if got := len(p.poster.Posted()) - posted; got != 2 {
+		t.Fatalf("%d requests, want one per failed delivery", got)
+	}
+	t.Run("a second recovery, a replayed one and the old round's retry send nothing", func(t *testing.T) {
+		posted, n := len(p.poster.Posted()), len(p.queue.Sent())
+		again := *recover.Request
+		again.ID = "rcv_2"
+		p.dispatch(recover, webhook.Outgoing{Request: &again})
+		if len(p.queue.Sent()) != n {
+			t.Fatalf("nothing failed is left, yet %d messages were sent", len(p.queue.Sent())-n)
+		}
+		p.advance(time.Hour)
+		for _, s := range p.scheduler.All() {
+			p.deliverer.Handle(context.Background(), s.Message)
+		}
+		if got := len(p.poster.Posted()) - posted; got != 0 {
+			t.Fatalf("%d requests after everything was delivered", got)
+		}
+	})
+	t.Run("a recovery message replayed after its round started is dropped", func(t *testing.T) {
+		posted := len(p.poster.Posted())
+		for _, m := range msgs {
+			if d := p.deliverer.Handle(context.Background(), m); !d.Done {
+				t.Fatalf("replayed: %+v", d)
+			}
+		}
+		if got := len(p.poster.Posted()) - posted; got != 0 {
+			t.Fatalf("%d requests from replayed recovery messages", got)
+		}
+	})
+}
+
 // dyingAgain is a dead-letter queue whose redriven deliveries die again
 // at once, as they do while the receiver is still broken.
 type dyingAgain struct{ *webhooktest.DeadLetterQueue }

@@ -30,6 +30,17 @@ type Deliveries interface {
 	RecordExtra(ctx context.Context, d Delivery, delivered bool, a Attempt) error
 	// Attempts returns a delivery's attempt log, oldest first.
 	Attempts(ctx context.Context, project, id string) ([]Attempt, error)
+	// Failed returns the deliveries of an endpoint created in [since,
+	// until] that a recovery takes (Delivery.Failed), oldest first; their
+	// payloads may be left out.
+	Failed(ctx context.Context, project, endpointID string, since, until time.Time) ([]Delivery, error)
+	// Stats returns the counts of the hours in [from, to] (both truncated
+	// to the hour) of a project, or of one of its endpoints when
+	// endpointID is set; hours without attempts are left out. Finish and
+	// RecordExtra count each attempt (not a redirect) in the hour it
+	// started, by the status it left its delivery in (CountOf), exactly
+	// once with the write that records it.
+	Stats(ctx context.Context, project, endpointID string, from, to time.Time) ([]HourCounts, error)
 }
 
 // ErrClaimLost reports that an attempt's claim ended and another worker

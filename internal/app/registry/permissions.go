@@ -27,9 +27,15 @@ var Permissions = map[string][]app.Permission{
 	"DeleteWebhookEndpointFunction": mutation(write("DataTable", "GetItem", "DeleteItem", "UpdateItem")),
 	"RotateWebhookSecretFunction":   mutation(write("DataTable", "GetItem", "UpdateItem")),
 	"TestWebhookEndpointFunction":   mutation(write("DataTable", "GetItem", "PutItem")),
+	// Reads the endpoint, counts its failed deliveries (gsi2) and writes
+	// the recovery request, which the stream carries to the dispatcher.
+	"RecoverWebhookEndpointFunction": mutation(append(write("DataTable", "GetItem", "PutItem"), app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"})),
 
 	"ListDeliveriesFunction": append(read("DataTable"), queryOnly("DeliveriesTable", "gsi1", "gsi2")...),
 	"GetDeliveryFunction":    append(read("DataTable"), write("DeliveriesTable", "GetItem", "Query")...),
+	// The key and the endpoint (endpoint_id) by key; the hourly counters
+	// with one Query.
+	"GetDeliveryStatsFunction": append(read("DataTable"), queryOnly("DeliveriesTable")...),
 	// Both read the delivery and write a delivery request (to the data
 	// table, whose stream carries it to the queue).
 	"RetryDeliveryFunction":    mutation(append(write("DataTable", "GetItem", "PutItem"), read("DeliveriesTable")...)),
@@ -43,7 +49,9 @@ var Permissions = map[string][]app.Permission{
 	"GetEventFunction":   read("DataTable"),
 
 	"CatalogApplyFunction": write("DataTable", "UpdateItem"),
+	// A recovery lists the endpoint's failed deliveries (gsi2).
 	"DispatchFunction": append(append(write("DataTable", "Query"), write("DeliveriesTable", "PutItem")...),
+		app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"},
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"}),
 	// Endpoints (and their health) live in the data table; deliveries and
 	// attempt logs in the deliveries table.

@@ -25,6 +25,19 @@ func NewDelivery(project string, now time.Time) webhook.Delivery {
 		Status: webhook.StatusPending, Round: 1, NextAttempt: 1, Payload: `{"id":"` + ev + `","data":{"name":"Ольга"}}`, CreatedAt: ts, UpdatedAt: ts}
 }
 
+// DeliveryTo returns a fresh pending delivery of an event of time at to
+// endpoint.
+func DeliveryTo(project, endpoint string, at time.Time) webhook.Delivery {
+	d := NewDelivery(project, at)
+	ev := ids.New(ids.Event, at)
+	id, err := webhook.DeliveryID(ev, endpoint)
+	if err != nil {
+		panic(err)
+	}
+	d.ID, d.EventID, d.EndpointID = id, ev, endpoint
+	return d
+}
+
 // same compares what the Deliveries port keeps of a delivery (claim
 // times at millisecond precision).
 func same(a, b webhook.Delivery) bool {
@@ -192,6 +205,110 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			t.Fatalf("extra attempt of a missing delivery: %v", err)
 		}
 	})
+	t.Run("attempts are counted once, in their hour, by the status they left", func(t *testing.T) {
+		s, prj := newStore(t), project()
+		a, b := ids.New(ids.WebhookEndpoint, now), ids.New(ids.WebhookEndpoint, now)
+		hour := now.UTC().Truncate(time.Hour)
+		earlier := hour.Add(-2 * time.Hour).Add(17 * time.Minute)
+		// a: fails two hours ago, is delivered now; a redirect is not counted.
+		da := DeliveryTo(prj, a, earlier)
+		create(t, s, da)
+		held := claim(t, s, webhook.Claim{Project: prj, ID: da.ID, Round: 1, Attempt: 1, Token: "a1", Now: now, Until: now.Add(time.Minute)})
+		if err := s.Finish(ctx, held, "a1", webhook.Result{Status: webhook.StatusRetrying}, webhook.Attempt{DeliveryID: da.ID, Attempt: 1, StartedAt: ids.Timestamp(earlier)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Finish(ctx, held, "a1", webhook.Result{Status: webhook.StatusDelivered}, webhook.Attempt{DeliveryID: da.ID, Attempt: 1, StartedAt: ids.Timestamp(now)}); !errors.Is(err, webhook.ErrClaimLost) {
+			t.Fatalf("finish under a released claim: %v", err)
+		}
+		held = claim(t, s, webhook.Claim{Project: prj, ID: da.ID, Round: 1, Attempt: 2, Token: "a2", Now: now, Until: now.Add(time.Minute)})
+		if err := s.Finish(ctx, held, "a2", webhook.Result{Status: webhook.StatusDelivered}, webhook.Attempt{DeliveryID: da.ID, Attempt: 2, StartedAt: ids.Timestamp(now)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RecordExtra(ctx, held, false, webhook.Attempt{DeliveryID: da.ID, Kind: webhook.KindRedirect, StartedAt: ids.Timestamp(now)}); err != nil {
+			t.Fatal(err)
+		}
+		// b: dead now; a failed manual retry counts as dead, a successful one as delivered.
+		db := DeliveryTo(prj, b, now)
+		dead := toDead(t, s, db, now)
+		for _, ok := range []bool{false, true} {
+			if err := s.RecordExtra(ctx, dead, ok, webhook.Attempt{DeliveryID: db.ID, Kind: webhook.KindManual, StartedAt: ids.Timestamp(now)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := func(h time.Time, d, r, x int64) webhook.HourCounts {
+			return webhook.HourCounts{Hour: h, Counts: webhook.Counts{Delivered: d, Retrying: r, Dead: x}}
+		}
+		for _, c := range []struct {
+			name     string
+			endpoint string
+			from, to time.Time
+			want     []webhook.HourCounts
+		}{
+			{"the project", "", hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0), want(hour, 2, 0, 2)}},
+			{"one endpoint", a, hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0), want(hour, 1, 0, 0)}},
+			{"the other endpoint", b, hour.Add(-24 * time.Hour), hour.Add(time.Hour), []webhook.HourCounts{want(hour, 1, 0, 2)}},
+			{"the last hour only", "", now, now, []webhook.HourCounts{want(hour, 2, 0, 2)}},
+			{"hours before any attempt", "", hour.Add(-48 * time.Hour), hour.Add(-3 * time.Hour), nil},
+			{"an endpoint of no attempts", ids.New(ids.WebhookEndpoint, now), hour.Add(-24 * time.Hour), hour, nil},
+		} {
+			got, err := s.Stats(ctx, prj, c.endpoint, c.from, c.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("%s: stats %v, want %v", c.name, got, c.want)
+			}
+		}
+		if got, err := s.Stats(ctx, project(), "", hour.Add(-24*time.Hour), hour); err != nil || len(got) != 0 {
+			t.Fatalf("another project's stats: %v %v", got, err)
+		}
+	})
+	t.Run("failed lists an endpoint's retrying and dead deliveries of a window", func(t *testing.T) {
+		s, prj := newStore(t), project()
+		ep := ids.New(ids.WebhookEndpoint, now)
+		at := func(d time.Duration) time.Time { return now.Add(-d) }
+		old := toDead(t, s, DeliveryTo(prj, ep, at(5*time.Hour)), now)
+		deadOne := toDead(t, s, DeliveryTo(prj, ep, at(3*time.Hour)), now)
+		retrying := DeliveryTo(prj, ep, at(2*time.Hour))
+		create(t, s, retrying)
+		held := claim(t, s, webhook.Claim{Project: prj, ID: retrying.ID, Round: 1, Attempt: 1, Token: "r", Now: now, Until: now.Add(time.Minute)})
+		if err := s.Finish(ctx, held, "r", webhook.Result{Status: webhook.StatusRetrying}, webhook.Attempt{DeliveryID: retrying.ID, Attempt: 1}); err != nil {
+			t.Fatal(err)
+		}
+		pending := DeliveryTo(prj, ep, at(time.Hour))
+		create(t, s, pending)
+		delivered := DeliveryTo(prj, ep, at(time.Hour))
+		create(t, s, delivered)
+		held = claim(t, s, webhook.Claim{Project: prj, ID: delivered.ID, Round: 1, Attempt: 1, Token: "d", Now: now, Until: now.Add(time.Minute)})
+		if err := s.Finish(ctx, held, "d", webhook.Result{Status: webhook.StatusDelivered}, webhook.Attempt{DeliveryID: delivered.ID, Attempt: 1}); err != nil {
+			t.Fatal(err)
+		}
+		toDead(t, s, DeliveryTo(prj, ids.New(ids.WebhookEndpoint, now), at(time.Hour)), now) // another endpoint
+		toDead(t, s, DeliveryTo(project(), ep, at(time.Hour)), now)                          // another project
+		for _, c := range []struct {
+			name         string
+			since, until time.Time
+			want         []string
+		}{
+			{"the whole window", at(6 * time.Hour), now, []string{old.ID, deadOne.ID, retrying.ID}},
+			{"since is inclusive", at(3 * time.Hour), now, []string{deadOne.ID, retrying.ID}},
+			{"until is inclusive", at(6 * time.Hour), at(3 * time.Hour), []string{old.ID, deadOne.ID}},
+			{"a window of none", at(90 * time.Minute), now, nil},
+			{"until before since", now, at(6 * time.Hour), nil},
+		} {
+			got, err := s.Failed(ctx, prj, ep, c.since, c.until)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gotIDs []string
+			for _, d := range got {
+				gotIDs = append(gotIDs, d.ID)
+			}
+			if fmt.Sprint(gotIDs) != fmt.Sprint(c.want) {
+				t.Errorf("%s: failed %v, want %v", c.name, gotIDs, c.want)
+			}
+		}
+	})
 }
 
 func claim(t *testing.T, s webhook.Deliveries, c webhook.Claim) webhook.Delivery {
@@ -247,6 +364,14 @@ var claimStates = []struct {
 		}
 		got, _ := s.Get(context.Background(), d.ProjectID, d.ID)
 		return got
+	}},
+	{"retrying, attempt 2 held by a running worker", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
+		_, _ = s.Create(context.Background(), d)
+		held := claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "w1", Now: now, Until: now.Add(time.Minute)})
+		if err := s.Finish(context.Background(), held, "w1", webhook.Result{Status: webhook.StatusRetrying}, webhook.Attempt{}); err != nil {
+			t.Fatal(err)
+		}
+		return claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 2, Token: "w2", Now: now, Until: now.Add(time.Minute)})
 	}},
 	{"delivered", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
 		_, _ = s.Create(context.Background(), d)

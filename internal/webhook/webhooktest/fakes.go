@@ -74,6 +74,8 @@ type Deliveries struct {
 	mu       sync.Mutex
 	items    map[string]webhook.Delivery
 	attempts map[string][]webhook.Attempt
+	// counts: project/endpoint ("" for the project) -> hour -> counts
+	counts map[string]map[time.Time]webhook.Counts
 	// Now stamps updated_at; time.Now when nil.
 	Now func() time.Time
 }
@@ -82,11 +84,13 @@ var _ webhook.Deliveries = (*Deliveries)(nil)
 
 func deliveryKey(project, id string) string { return project + "/" + id }
 
-func (s *Deliveries) now() string {
+func (s *Deliveries) now() string { return ids.Timestamp(s.clock()) }
+
+func (s *Deliveries) clock() time.Time {
 	if s.Now != nil {
-		return ids.Timestamp(s.Now())
+		return s.Now()
 	}
-	return ids.Timestamp(time.Now())
+	return time.Now()
 }
 
 // Create implements webhook.Deliveries.
@@ -154,7 +158,23 @@ func (s *Deliveries) Finish(_ context.Context, d webhook.Delivery, token string,
 	}
 	s.items[k] = r.Apply(cur, s.now())
 	s.logAttempt(k, a)
+	s.count(cur, a, r.Status)
 	return nil
+}
+
+// count adds an attempt to its hour's counts, of the project and of the
+// endpoint.
+func (s *Deliveries) count(d webhook.Delivery, a webhook.Attempt, left webhook.Status) {
+	if s.counts == nil {
+		s.counts = map[string]map[time.Time]webhook.Counts{}
+	}
+	hour := webhook.AttemptHour(a, s.clock())
+	for _, k := range []string{d.ProjectID + "/", d.ProjectID + "/" + d.EndpointID} {
+		if s.counts[k] == nil {
+			s.counts[k] = map[time.Time]webhook.Counts{}
+		}
+		s.counts[k][hour] = s.counts[k][hour].Add(webhook.CountOf(left))
+	}
 }
 
 // RecordExtra implements webhook.Deliveries.
@@ -169,8 +189,12 @@ func (s *Deliveries) RecordExtra(_ context.Context, d webhook.Delivery, delivere
 	if !ok {
 		return webhook.ErrDeliveryNotFound
 	}
-	s.items[k] = webhook.MarkExtra(cur, delivered, s.now())
+	after := webhook.MarkExtra(cur, delivered, s.now())
+	s.items[k] = after
 	s.logAttempt(k, a)
+	if a.Kind != webhook.KindRedirect {
+		s.count(cur, a, after.Status)
+	}
 	return nil
 }
 
@@ -189,6 +213,40 @@ func (s *Deliveries) Attempts(_ context.Context, project, id string) ([]webhook.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.attempts[deliveryKey(project, id)]), nil
+}
+
+// Failed implements webhook.Deliveries.
+func (s *Deliveries) Failed(_ context.Context, project, endpointID string, since, until time.Time) ([]webhook.Delivery, error) {
+	if err := s.take("Failed"); err != nil {
+		return nil, err
+	}
+	var out []webhook.Delivery
+	for _, d := range s.All() {
+		u, err := ids.Parse(ids.Delivery, d.ID)
+		at := ids.Time(u)
+		if err == nil && d.ProjectID == project && d.EndpointID == endpointID && d.Failed() && !at.Before(since.Truncate(time.Millisecond)) && !at.After(until) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// Stats implements webhook.Deliveries.
+func (s *Deliveries) Stats(_ context.Context, project, endpointID string, from, to time.Time) ([]webhook.HourCounts, error) {
+	if err := s.take("Stats"); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from, to = from.UTC().Truncate(time.Hour), to.UTC().Truncate(time.Hour)
+	var out []webhook.HourCounts
+	for hour, c := range s.counts[project+"/"+endpointID] {
+		if !hour.Before(from) && !hour.After(to) {
+			out = append(out, webhook.HourCounts{Hour: hour, Counts: c})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Hour.Before(out[j].Hour) })
+	return out, nil
 }
 
 // All returns every delivery, ordered by id.

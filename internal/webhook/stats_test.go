@@ -1,0 +1,83 @@
+package webhook_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/botix/public-api/internal/webhook"
+)
+
+func TestStatsWindow(t *testing.T) {
+	now := time.Date(2026, 11, 29, 19, 27, 3, 0, time.UTC)
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		name, granularity string
+		since, until      time.Time
+		from, to, end     string
+		field             string
+	}{
+		{name: "defaults: the last 24 hours by hour", from: "2026-11-28T19:00:00Z", to: "2026-11-29T19:00:00Z", end: "2026-11-29T20:00:00Z"},
+		{name: "day defaults to the last 14 days", granularity: "day", from: "2026-11-15T00:00:00Z", to: "2026-11-29T00:00:00Z", end: "2026-11-30T00:00:00Z"},
+		{name: "an explicit window, floored to its buckets", since: at("2026-11-29T08:59:59Z"), until: at("2026-11-29T10:00:00Z"), from: "2026-11-29T08:00:00Z", to: "2026-11-29T10:00:00Z", end: "2026-11-29T11:00:00Z"},
+		{name: "until in the future stops at now", since: at("2026-11-29T18:30:00Z"), until: at("2027-01-01T00:00:00Z"), from: "2026-11-29T18:00:00Z", to: "2026-11-29T19:00:00Z", end: "2026-11-29T20:00:00Z"},
+		{name: "since before the counters' retention is cut to it", granularity: "day", since: at("2026-01-01T00:00:00Z"), from: "2026-11-14T00:00:00Z", to: "2026-11-29T00:00:00Z", end: "2026-11-30T00:00:00Z"},
+		{name: "since not before until", since: at("2026-11-29T10:00:00Z"), until: at("2026-11-29T10:00:00Z"), field: "until"},
+		{name: "since after a default until", since: at("2026-12-01T00:00:00Z"), field: "until"},
+		{name: "until before the counters' retention", until: at("2026-11-01T00:00:00Z"), field: "until"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, field, problem := webhook.NewStatsWindow(c.granularity, c.since, c.until, now)
+			if field != c.field {
+				t.Fatalf("field %q (%s), want %q", field, problem, c.field)
+			}
+			if c.field != "" {
+				return
+			}
+			got := fmt.Sprint(w.From.Format(time.RFC3339), " ", w.To.Format(time.RFC3339), " ", w.End().Format(time.RFC3339))
+			if want := c.from + " " + c.to + " " + c.end; got != want {
+				t.Fatalf("window %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func TestStatsBuckets(t *testing.T) {
+	hour := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
+	hours := []webhook.HourCounts{
+		{Hour: hour(27, 23), Counts: webhook.Counts{Delivered: 1}}, // before the window
+		{Hour: hour(28, 0), Counts: webhook.Counts{Delivered: 2, Dead: 1}},
+		{Hour: hour(28, 23), Counts: webhook.Counts{Retrying: 4}},
+		{Hour: hour(29, 5), Counts: webhook.Counts{Delivered: 7}},
+	}
+	for _, c := range []struct {
+		name string
+		w    webhook.StatsWindow
+		want string
+	}{
+		{"by day: every day of the window, the empty ones at zero", webhook.StatsWindow{Granularity: "day", From: hour(28, 0), To: hour(30, 0)},
+			"[28:{2 4 1} 29:{7 0 0} 30:{0 0 0}]"},
+		{"by hour: every hour, in order", webhook.StatsWindow{Granularity: "hour", From: hour(28, 22), To: hour(29, 1)},
+			"[22:{0 0 0} 23:{0 4 0} 0:{0 0 0} 1:{0 0 0}]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, b := range c.w.Buckets(hours) {
+				n := b.Start.Hour()
+				if c.w.Granularity == "day" {
+					n = b.Start.Day()
+				}
+				got = append(got, fmt.Sprintf("%d:%v", n, b.Counts))
+			}
+			if fmt.Sprint(got) != c.want {
+				t.Fatalf("buckets %v, want %s", got, c.want)
+			}
+		})
+	}
+}
