@@ -161,19 +161,16 @@ func (w *WebhookEndpoints) Recover(ctx context.Context, r *httpapi.Request) (Out
 	if err := httpapi.Decode(r.Body, &in); err != nil {
 		return Outcome{}, err
 	}
-	now := w.now()
-	var since time.Time
-	switch {
-	case in.Since == nil || *in.Since == "":
+	if in.Since == nil || *in.Since == "" {
 		return Outcome{}, apierr.Problems{"since": "is required"}.Err()
-	default:
-		var err error
-		if since, err = time.Parse(time.RFC3339Nano, *in.Since); err != nil {
-			return Outcome{}, apierr.Problems{"since": "must be an RFC 3339 time such as 2026-11-29T08:00:00Z"}.Err()
-		}
-		if since.After(now) {
-			return Outcome{}, apierr.Problems{"since": "must not be in the future"}.Err()
-		}
+	}
+	since, err := time.Parse(time.RFC3339Nano, *in.Since)
+	if err != nil {
+		return Outcome{}, apierr.Problems{"since": domain.ProblemTime}.Err()
+	}
+	now := w.now()
+	if since.After(now) {
+		return Outcome{}, apierr.Problems{"since": "must not be in the future"}.Err()
 	}
 	since = notBefore(since, now, webhook.DeliveryRetention)
 	ep, err := w.Store.Endpoints().Get(ctx, r.Project, r.PathParams["id"])

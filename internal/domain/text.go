@@ -10,6 +10,10 @@ import (
 // ProblemControl is what a field with a control character is told.
 const ProblemControl = "must not contain control characters"
 
+// ProblemTime is what a field or parameter that is not an RFC 3339 time
+// is told.
+const ProblemTime = "must be an RFC 3339 time such as 2026-11-29T08:00:00Z"
+
 // HasControl reports whether s holds a control character (C0, DEL, C1);
 // multiline text may hold tabs, line feeds and carriage returns.
 func HasControl(s string, multiline bool) bool {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/cursor"
+	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
 )
@@ -286,7 +287,7 @@ func (q *Params) Time(name string) time.Time {
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		q.problems.Add(name, "must be an RFC 3339 time such as 2026-11-29T08:00:00Z")
+		q.problems.Add(name, domain.ProblemTime)
 		return time.Time{}
 	}
 	q.bound[name] = t.UTC().Format(time.RFC3339Nano)

@@ -36,18 +36,15 @@ type deliveryRequestItem struct {
 // then the stream has carried it to the queue.
 func (s *Store) AddDeliveryRequest(p *Plan, r *webhook.DeliveryRequest, now time.Time) error {
 	u := ids.NewULID(now)
-	r.ID = "dreq_" + u.String()
-	if r.Kind == webhook.RequestRecover {
-		r.ID = "rcv_" + u.String()
-	}
 	it := deliveryRequestItem{
-		PK: scoped(r.ProjectID, "DREQ"), SK: u.String(), Entity: EntityDeliveryRequest, ProjectID: r.ProjectID, ID: r.ID,
+		PK: scoped(r.ProjectID, "DREQ"), SK: u.String(), Entity: EntityDeliveryRequest, ProjectID: r.ProjectID, ID: "dreq_" + u.String(),
 		DeliveryID: r.DeliveryID, Kind: string(r.Kind), TargetURL: r.TargetURL, EndpointID: r.EndpointID,
 		CreatedAt: ids.Timestamp(now), ExpiresAt: now.Add(24 * time.Hour).Unix(),
 	}
 	if r.Kind == webhook.RequestRecover {
-		it.Since, it.Until = ids.Timestamp(r.Since), ids.Timestamp(r.Until)
+		it.ID, it.Since, it.Until = "rcv_"+u.String(), ids.Timestamp(r.Since), ids.Timestamp(r.Until)
 	}
+	r.ID = it.ID
 	w, err := put(s.Tables.Data, it, "attribute_not_exists(pk)")
 	if err != nil {
 		return err

@@ -25,23 +25,9 @@ const hourLayout = "2006-01-02T15"
 
 func statsPK(project string) string { return scoped(project, "DLV#STATS") }
 
-// Counter attributes: the project's totals by outcome, and each
-// endpoint's as "<we id>#<outcome>".
-const (
-	outcomeDelivered = "delivered"
-	outcomeRetrying  = "retrying"
-	outcomeDead      = "dead"
-)
-
-func outcomeOf(status webhook.Status) string {
-	switch status {
-	case webhook.StatusDelivered:
-		return outcomeDelivered
-	case webhook.StatusDead:
-		return outcomeDead
-	}
-	return outcomeRetrying
-}
+// A counter shard holds the project's counts as attributes named after
+// each outcome (webhook.Outcome), and each endpoint's as
+// "<we id>#<outcome>".
 
 // countAttempt is the write that counts attempt a of delivery d, which
 // left d in status left: an atomic ADD to a shard of the attempt's hour,
@@ -50,7 +36,7 @@ func outcomeOf(status webhook.Status) string {
 // when it is logged.
 func (r Deliveries) countAttempt(d webhook.Delivery, a webhook.Attempt, left webhook.Status) types.TransactWriteItem {
 	hour := webhook.AttemptHour(a, r.s.now())
-	outcome := outcomeOf(left)
+	outcome := string(webhook.Outcome(left))
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                aws.String(r.s.Tables.Deliveries),
 		Key:                      keyAV(key(statsPK(d.ProjectID), fmt.Sprintf("%s#%d", hour.Format(hourLayout), rand.IntN(statsShards)))),
@@ -110,19 +96,16 @@ func (r Deliveries) Stats(ctx context.Context, project, endpointID string, from,
 // countsOf reads a counter shard's counts named prefix+outcome.
 func countsOf(item map[string]types.AttributeValue, prefix string) (webhook.Counts, error) {
 	var c webhook.Counts
-	for _, f := range []struct {
-		name string
-		to   *int64
-	}{{outcomeDelivered, &c.Delivered}, {outcomeRetrying, &c.Retrying}, {outcomeDead, &c.Dead}} {
-		n, ok := item[prefix+f.name].(*types.AttributeValueMemberN)
+	for _, outcome := range webhook.Outcomes {
+		n, ok := item[prefix+string(outcome)].(*types.AttributeValueMemberN)
 		if !ok {
 			continue
 		}
 		v, err := strconv.ParseInt(n.Value, 10, 64)
 		if err != nil {
-			return c, fmt.Errorf("store: counter %s: %w", f.name, err)
+			return c, fmt.Errorf("store: counter %s: %w", outcome, err)
 		}
-		*f.to = v
+		*c.Of(outcome) = v
 	}
 	return c, nil
 }

@@ -257,15 +257,34 @@ func (c Counts) Add(o Counts) Counts {
 // Total is every attempt counted.
 func (c Counts) Total() int64 { return c.Delivered + c.Retrying + c.Dead }
 
+// Outcomes are what attempts are counted as.
+var Outcomes = []Status{StatusDelivered, StatusRetrying, StatusDead}
+
+// Outcome is what an attempt that left its delivery in status counts as:
+// delivered, dead, or (still pending or retrying) retrying.
+func Outcome(status Status) Status {
+	if status == StatusDelivered || status == StatusDead {
+		return status
+	}
+	return StatusRetrying
+}
+
+// Of points at c's count of the outcome of status.
+func (c *Counts) Of(status Status) *int64 {
+	switch Outcome(status) {
+	case StatusDelivered:
+		return &c.Delivered
+	case StatusDead:
+		return &c.Dead
+	}
+	return &c.Retrying
+}
+
 // CountOf is how one attempt that left its delivery in status counts.
 func CountOf(status Status) Counts {
-	switch status {
-	case StatusDelivered:
-		return Counts{Delivered: 1}
-	case StatusDead:
-		return Counts{Dead: 1}
-	}
-	return Counts{Retrying: 1}
+	var c Counts
+	*c.Of(status)++
+	return c
 }
 
 // StatsRetention is how long the hourly counts are kept: the 14 days the
@@ -364,7 +383,7 @@ type StatsWindow struct {
 // The window is cut to what the counters can hold: not before
 // StatsRetention ago, not after now. A window that holds nothing is
 // refused: field names the parameter at fault and problem says why.
-func NewStatsWindow(granularity string, since, until, now time.Time) (w StatsWindow, field, problem string) {
+func NewStatsWindow(granularity string, since, until, now time.Time) (_ StatsWindow, field, problem string) {
 	if granularity == "" {
 		granularity = GranularityHour
 	}
@@ -386,10 +405,11 @@ func NewStatsWindow(granularity string, since, until, now time.Time) (w StatsWin
 	case since.Before(floor):
 		since = floor
 	}
-	return StatsWindow{Granularity: granularity, From: w.floor(granularity, since), To: w.floor(granularity, until)}, "", ""
+	return StatsWindow{Granularity: granularity, From: floorTo(granularity, since), To: floorTo(granularity, until)}, "", ""
 }
 
-func (StatsWindow) floor(granularity string, t time.Time) time.Time {
+// floorTo is the start of the bucket of granularity that holds t.
+func floorTo(granularity string, t time.Time) time.Time {
 	t = t.UTC()
 	if granularity == GranularityDay {
 		return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
@@ -424,7 +444,7 @@ func (w StatsWindow) Buckets(hours []HourCounts) []Bucket {
 		out = append(out, Bucket{Start: t})
 	}
 	for _, h := range hours {
-		if i, ok := index[w.floor(w.Granularity, h.Hour)]; ok {
+		if i, ok := index[floorTo(w.Granularity, h.Hour)]; ok {
 			out[i].Counts = out[i].Counts.Add(h.Counts)
 		}
 	}
