@@ -11,7 +11,7 @@ GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags="-s -w"
 # targets below (sam build calls those targets for BuildMethod: makefile).
 FUNCTIONS := $(shell sed -n 's/^build-\([A-Za-z0-9]*\):.*/\1/p' $(firstword $(MAKEFILE_LIST)))
 
-.PHONY: run test lint build bench e2e-lambda clean
+.PHONY: run test lint build bench e2e-lambda screenshots clean
 
 ## run: the whole system locally: the API on http://127.0.0.1:$${PORT:-8080}, an AWS endpoint on :$${AWS_PORT:-8081}; prints an API key.
 run:
@@ -42,6 +42,10 @@ bench:
 e2e-lambda:
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 -v -run TestRealBootstraps ./infra/rie/ | grep -E '^\s+\||slowest|^(ok|FAIL|---)'
 
+## screenshots: the dashboard screenshots of the README (internal/dashboard/screenshots), taken by the browser tests.
+screenshots:
+	BOTIX_SCREENSHOTS=$(CURDIR)/internal/dashboard/screenshots $(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 -run TestDashboard ./infra/browser/
+
 ## build: every function as linux/arm64 bootstrap in the layout sam build uses.
 build:
 	@for fn in $(FUNCTIONS); do \
@@ -58,6 +62,7 @@ lambda = mkdir -p $(ARTIFACTS_DIR) && GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO
 
 # One target per function of template.yaml (a test checks the three agree).
 build-NotFoundFunction: ; $(call lambda,not-found)
+build-DashboardFunction: ; $(call lambda,dashboard)
 build-CreateContactFunction: ; $(call lambda,create-contact)
 build-GetContactFunction: ; $(call lambda,get-contact)
 build-AdminFunction: ; $(call lambda,admin)

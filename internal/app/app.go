@@ -185,11 +185,16 @@ func (c *core) authenticator() *auth.Cached {
 // endpoint returns the Lambda handler of an API route: authenticated or
 // public, with a body limit (0: the default).
 func (c *core) endpoint(h httpapi.Handler, maxBody int, authenticated bool) HTTPHandler {
-	e := &httpapi.Endpoint{Handler: h, MaxBody: maxBody, Log: c.log, Now: c.opts.now, PublicURL: c.env.env(EnvPublicAPIURL), Region: c.env.env("AWS_REGION")}
+	e := c.httpEndpoint(h, maxBody)
 	if authenticated {
 		e.Auth = c.authenticator()
 	}
 	return e.Serve
+}
+
+// httpEndpoint is a public route under the common HTTP contract.
+func (c *core) httpEndpoint(h httpapi.Handler, maxBody int) *httpapi.Endpoint {
+	return &httpapi.Endpoint{Handler: h, MaxBody: maxBody, Log: c.log, Now: c.opts.now, PublicURL: c.env.env(EnvPublicAPIURL), Region: c.env.env("AWS_REGION")}
 }
 
 // mutations runs mutating routes under pillar 1.

@@ -8,6 +8,8 @@ import (
 	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/awsqueue"
 	"github.com/botix/public-api/internal/catalogapply"
+	"github.com/botix/public-api/internal/dashboard"
+	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/outbox"
 	"github.com/botix/public-api/internal/webhook"
@@ -125,6 +127,22 @@ func build[H any](ctx context.Context, env Env, opts []Option, wire func(c *core
 	}
 	h := wire(c)
 	return h, c.env.err()
+}
+
+// Dashboard builds the dashboard function (GET /dashboard and its files):
+// public, since the page logs in to the API with the key its user types,
+// and with the dashboard's security headers on every answer.
+func Dashboard(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return build(ctx, env, opts, func(c *core) HTTPHandler {
+		site, err := dashboard.New(domain.EventTypes)
+		if err != nil {
+			c.env.bad("dashboard", err)
+			return nil
+		}
+		e := c.httpEndpoint(site.Serve, 0)
+		e.Headers = dashboard.SecurityHeaders
+		return e.Serve
+	})
 }
 
 // CatalogApply builds the catalog applier (DynamoDB stream consumer).

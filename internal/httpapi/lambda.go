@@ -44,6 +44,9 @@ type Endpoint struct {
 	// Region. Client headers (Host, X-Forwarded-*) are never used.
 	PublicURL string
 	Region    string
+	// Headers are added to every response, errors included (the
+	// dashboard's security headers).
+	Headers http.Header
 }
 
 // Serve is the Lambda handler of the endpoint. It never returns an error:
@@ -67,7 +70,11 @@ func (e *Endpoint) Serve(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 			log.ErrorContext(ctx, "panic", "request_id", req.RequestID, "route", ev.RouteKey, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			resp = ErrorResponse(cause, req.RequestID)
 		}
-		out = toEvent(finish(resp, req.RequestID))
+		resp = finish(resp, req.RequestID)
+		for k, v := range e.Headers {
+			resp.Header[k] = v
+		}
+		out = toEvent(resp)
 		attrs := []any{
 			"request_id", req.RequestID, "route", ev.RouteKey, "status", out.StatusCode,
 			"latency_ms", now().Sub(start).Milliseconds(), "project_id", req.Project,

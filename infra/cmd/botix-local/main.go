@@ -84,6 +84,7 @@ func banner(w io.Writer, rt *local.Runtime, seeded admin.Response, keyFrom strin
 	fmt.Fprintf(w, "BOTIX public API on %s (project %s)\n", rt.URL, seeded.Project.ID)
 	fmt.Fprintf(w, "API key: %s\n", seeded.APIKey)
 	fmt.Fprintf(w, "  %s\n", keyFrom)
+	fmt.Fprintf(w, "Dashboard: %s/dashboard/#key=%s\n", rt.URL, seeded.APIKey)
 	fmt.Fprintf(w, "AWS endpoint: %s\n", rt.AWSURL)
 	fmt.Fprintf(w, "  for the AWS CLI: export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=%s; aws --endpoint-url %s ...\n", local.Region, rt.AWSURL)
 	fmt.Fprintf(w, "  functions: botix-local-<LogicalId> (botix-local-AdminFunction, botix-local-RedriveFunction, ...)\n")

@@ -11,6 +11,7 @@ import "github.com/botix/public-api/internal/app"
 // are added by SAM and are not the code's.
 var Permissions = map[string][]app.Permission{
 	"NotFoundFunction":      nil,
+	"DashboardFunction":     nil,
 	"CreateContactFunction": mutation(write("DataTable", "GetItem", "PutItem", "UpdateItem")),
 	"GetContactFunction":    read("DataTable"),
 	"SendMessageFunction":   mutation(write("DataTable", "GetItem", "PutItem", "ConditionCheckItem")),

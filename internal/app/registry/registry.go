@@ -39,6 +39,8 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 
 	"ListEventsFunction": app.ListEvents,
 	"GetEventFunction":   app.GetEvent,
+
+	"DashboardFunction": app.Dashboard,
 }
 
 // Stream maps DynamoDB stream consumers to their builders.
