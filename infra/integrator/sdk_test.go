@@ -1,0 +1,401 @@
+// Package integrator_test uses the Go SDK (sdk/botix) against the local
+// runtime as an integrator would: through a network that loses answers,
+// with concurrent duplicates, over long lists, on every route.
+package integrator_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/localtest"
+	"github.com/botix/public-api/infra/template"
+	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/sdk/botix"
+)
+
+func TestMain(m *testing.M) { dynamotest.Main(m) }
+
+// lossyProxy forwards requests to the API and, for those drop picks, lets
+// the API answer, waits for the whole answer, then closes the client's
+// connection without it: the request took effect, the client never knows.
+type lossyProxy struct {
+	URL     string
+	target  string
+	drop    func(r *http.Request) bool
+	dropped atomic.Int64
+}
+
+func newLossyProxy(t *testing.T, target string, drop func(r *http.Request) bool) *lossyProxy {
+	p := &lossyProxy{target: target, drop: drop}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		out, _ := http.NewRequestWithContext(r.Context(), r.Method, p.target+r.URL.RequestURI(), bytes.NewReader(body))
+		out.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if p.drop(r) {
+			p.dropped.Add(1)
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+			return
+		}
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(answer)
+	}))
+	t.Cleanup(srv.Close)
+	p.URL = srv.URL
+	return p
+}
+
+func client(t *testing.T, rt *local.Runtime, base string, opts ...botix.Option) *botix.Client {
+	t.Helper()
+	_, key := localtest.Project(t, rt, "")
+	return botix.NewClient(key, append([]botix.Option{botix.WithBaseURL(base)}, opts...)...)
+}
+
+func count(t *testing.T, c *botix.Client) int64 {
+	t.Helper()
+	n, err := c.Contacts.Count(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.Total
+}
+
+// TestLostAnswers is the source article's story: the answer of a create
+// is lost after the contact was made; the SDK retries with the same key
+// and gets the stored answer, and the contact exists once.
+func TestLostAnswers(t *testing.T) {
+	rt := localtest.Runtime(t, local.Config{})
+	ctx := context.Background()
+
+	t.Run("the first answer is lost: success, one contact, the second answer a replay", func(t *testing.T) {
+		var first atomic.Bool
+		proxy := newLossyProxy(t, rt.URL, func(r *http.Request) bool { return r.Method == http.MethodPost && first.CompareAndSwap(false, true) })
+		c := client(t, rt, proxy.URL)
+		got, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990002001", Name: "Ivan"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Response.Attempts != 2 || !got.Response.Replayed || proxy.dropped.Load() != 1 {
+			t.Fatalf("%+v, %d dropped", got.Response, proxy.dropped.Load())
+		}
+		if n := count(t, c); n != 1 {
+			t.Fatalf("%d contacts", n)
+		}
+	})
+
+	t.Run("200 creates with 30% of answers lost make exactly 200 contacts", func(t *testing.T) {
+		rnd := rand.New(rand.NewPCG(7, 11))
+		var mu sync.Mutex
+		proxy := newLossyProxy(t, rt.URL, func(r *http.Request) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return r.Method == http.MethodPost && rnd.Float64() < 0.3
+		})
+		c := client(t, rt, proxy.URL, botix.WithRetryPolicy(botix.RetryPolicy{MaxAttempts: 12, BaseDelay: 10 * time.Millisecond, MaxDelay: 200 * time.Millisecond, QuotaCapacity: 500}))
+		replays := 0
+		for i := range 200 {
+			got, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: fmt.Sprintf("+7999201%04d", i), Name: "bulk"})
+			if err != nil {
+				t.Fatalf("create %d: %v", i, err)
+			}
+			if got.Response.Replayed {
+				replays++
+			}
+		}
+		if n := count(t, c); n != 200 {
+			t.Fatalf("%d contacts after 200 creates; %d answers were lost", n, proxy.dropped.Load())
+		}
+		if proxy.dropped.Load() < 30 || replays == 0 {
+			t.Fatalf("the proxy lost %d answers, %d replays: the test did not test", proxy.dropped.Load(), replays)
+		}
+		t.Logf("200 creates, %d answers lost, %d calls answered by a replay, 200 contacts", proxy.dropped.Load(), replays)
+	})
+}
+
+// TestInProgress: two concurrent calls with one caller key while the first
+// is still running: the second waits out IDEMPOTENCY_KEY_IN_PROGRESS and
+// both return the same contact, with no error.
+func TestInProgress(t *testing.T) {
+	cfg, err := local.MakeRunConfig(func(k string) string {
+		if k == "BOTIX_LOCAL_MUTATION_DELAY" {
+			return "2s"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := localtest.Runtime(t, cfg)
+	c := client(t, rt, rt.URL)
+	key := "7d1e5d8e-3f9a-4c55-9b1e-2f6a8c0d4e11"
+	var wg sync.WaitGroup
+	results := make([]*botix.Contact, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 300 * time.Millisecond)
+			results[i], errs[i] = c.Contacts.Create(context.Background(), botix.ContactCreate{Phone: "+79990003001", Name: "Olga"}, botix.WithIdempotencyKey(key))
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("errors surfaced: %v, %v", errs[0], errs[1])
+	}
+	if results[0].ID != results[1].ID || results[0].Response.Replayed == results[1].Response.Replayed || results[1].Response.Attempts < 2 {
+		t.Fatalf("%+v / %+v", results[0], results[1])
+	}
+	if n := count(t, c); n != 1 {
+		t.Fatalf("%d contacts", n)
+	}
+}
+
+// pageCounter counts the list pages the SDK fetches.
+type pageCounter struct{ pages atomic.Int64 }
+
+func (p *pageCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodGet && r.URL.Path == "/public/v1/contacts" {
+		p.pages.Add(1)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestIterators: All walks 1,000 contacts 37 at a time, each exactly once,
+// newest first; breaking out stops fetching; a saved cursor resumes.
+func TestIterators(t *testing.T) {
+	rt := localtest.Runtime(t, local.Config{})
+	pc := &pageCounter{}
+	c := client(t, rt, rt.URL, botix.WithHTTPClient(&http.Client{Transport: pc}))
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 1000)
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < 1000; i += 8 {
+				if _, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: fmt.Sprintf("+7999300%04d", i), Name: "walk"}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+
+	seen := map[string]bool{}
+	var order []string
+	for ct, err := range c.Contacts.All(ctx, botix.ContactListParams{ListParams: botix.ListParams{Limit: 37}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[ct.ID] {
+			t.Fatalf("%s yielded twice", ct.ID)
+		}
+		seen[ct.ID] = true
+		order = append(order, ct.CreatedAt+" "+ct.ID)
+	}
+	if len(seen) != 1000 {
+		t.Fatalf("%d contacts walked", len(seen))
+	}
+	if !sort.SliceIsSorted(order, func(i, j int) bool { return order[i] > order[j] }) {
+		t.Fatal("the walk is not newest first")
+	}
+	if n := pc.pages.Load(); n != 28 { // ceil(1000/37)
+		t.Fatalf("%d pages fetched for 1000 items of 37", n)
+	}
+
+	pc.pages.Store(0)
+	n := 0
+	for _, err := range c.Contacts.All(ctx, botix.ContactListParams{ListParams: botix.ListParams{Limit: 37}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 100 {
+			break
+		}
+	}
+	if got := pc.pages.Load(); got != 3 {
+		t.Fatalf("breaking after 100 items fetched %d pages; want 3", got)
+	}
+
+	first, err := c.Contacts.List(ctx, botix.ContactListParams{ListParams: botix.ListParams{Limit: 37}})
+	if err != nil || !first.HasMore || first.NextCursor == "" {
+		t.Fatalf("%v %+v", err, first)
+	}
+	resumed := map[string]bool{}
+	for _, ct := range first.Data {
+		resumed[ct.ID] = true
+	}
+	for ct, err := range c.Contacts.All(ctx, botix.ContactListParams{ListParams: botix.ListParams{Limit: 37, Cursor: first.NextCursor}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resumed[ct.ID] {
+			t.Fatalf("%s again after resuming", ct.ID)
+		}
+		resumed[ct.ID] = true
+	}
+	if len(resumed) != 1000 {
+		t.Fatalf("page one and the resumed walk cover %d contacts", len(resumed))
+	}
+
+	var e *botix.Error
+	if _, err := c.Contacts.List(ctx, botix.ContactListParams{ListParams: botix.ListParams{Cursor: "tampered"}}); !errors.As(err, &e) || e.Code != botix.CodeInvalidCursor {
+		t.Fatalf("a bad cursor: %v", err)
+	}
+}
+
+// recorder notes each request's method and path.
+type recorder struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	r.seen = append(r.seen, req.Method+" "+req.URL.Path)
+	r.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestEveryRouteHasAMethod calls every SDK method once and fails when a
+// route of template.yaml under /public/v1 is served by none of them.
+func TestEveryRouteHasAMethod(t *testing.T) {
+	rt := localtest.Runtime(t, local.Config{Env: map[string]string{"WEBHOOK_ALLOW_LOOPBACK": "true"}})
+	rec := &recorder{}
+	c := client(t, rt, rt.URL, botix.WithHTTPClient(&http.Client{Transport: rec}), botix.WithRetryPolicy(botix.RetryPolicy{MaxAttempts: 1}))
+	ctx := context.Background()
+	ct, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990004001", Name: "Ivan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, err := c.WebhookEndpoints.Create(ctx, botix.WebhookEndpointCreate{URL: rt.URL + "/inspect/nowhere", Events: []string{"*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insp, err := c.Inspectors.Create(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dlv, evt = "dlv_01JDQ4Z8M3V6K2N9P5R7T1W0XY", "evt_01JDQ4Z8M3V6K2N9P5R7T1W0XY"
+	desc := "updated"
+	// Answers do not matter here (a 404 for a made-up id is fine): what
+	// the SDK sends, and where, does.
+	_, _ = c.Contacts.Get(ctx, ct.ID)
+	_, _ = c.Contacts.List(ctx, botix.ContactListParams{})
+	_, _ = c.Contacts.Count(ctx)
+	_, _ = c.Messages.Send(ctx, botix.MessageCreate{ContactID: ct.ID, Text: "hi", Channel: "sms"})
+	_, _ = c.Messages.List(ctx, botix.MessageListParams{})
+	_, _ = c.Catalog.Import(ctx, botix.CatalogImportCreate{Items: []botix.CatalogItem{{SKU: "A-1", Name: "Tea", Price: "9.90", Currency: "RUB"}}})
+	_, _ = c.Scenarios.Run(ctx, "welcome", botix.ScenarioRunCreate{ContactID: ct.ID})
+	_, _ = c.WebhookEndpoints.List(ctx, botix.ListParams{})
+	_, _ = c.WebhookEndpoints.Get(ctx, ep.ID)
+	_, _ = c.WebhookEndpoints.Update(ctx, ep.ID, botix.WebhookEndpointUpdate{Description: &desc})
+	_, _ = c.WebhookEndpoints.RotateSecret(ctx, ep.ID)
+	_, _ = c.WebhookEndpoints.Test(ctx, ep.ID)
+	_, _ = c.WebhookEndpoints.Recover(ctx, ep.ID, time.Now().Add(-time.Hour))
+	_, _ = c.Deliveries.List(ctx, botix.DeliveryListParams{})
+	_, _ = c.Deliveries.Get(ctx, dlv)
+	_, _ = c.Deliveries.Stats(ctx, botix.StatsParams{Granularity: "day"})
+	_, _ = c.Deliveries.Retry(ctx, dlv)
+	_, _ = c.Deliveries.Redirect(ctx, dlv, insp.ID)
+	_, _ = c.Inspectors.Requests(ctx, insp.ID, botix.ListParams{})
+	_, _ = c.Events.List(ctx, botix.EventListParams{})
+	_, _ = c.Events.Get(ctx, evt)
+	_, _ = c.WebhookEndpoints.Delete(ctx, ep.ID)
+
+	tpl, err := template.LoadRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range tpl.Routes() {
+		if !strings.HasPrefix(r.Path, "/public/v1/") {
+			continue // the dashboard, the inspectors' capture URL, $default
+		}
+		segs := strings.Split(r.Path, "/")
+		for i, s := range segs {
+			if strings.HasPrefix(s, "{") {
+				segs[i] = "[^/]+"
+			} else {
+				segs[i] = regexp.QuoteMeta(s)
+			}
+		}
+		pattern := regexp.MustCompile("^" + r.Method + " " + strings.Join(segs, "/") + "$")
+		found := false
+		for _, s := range rec.seen {
+			if pattern.MatchString(s) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("route %s %s has no SDK method (or the method is not called above)", r.Method, r.Path)
+		}
+	}
+}
+
+// TestCodeConstants: the SDK's Code constants are exactly the server's
+// public codes.
+func TestCodeConstants(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../../sdk/botix/errors.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if v, ok := n.(*ast.ValueSpec); ok {
+			if id, ok := v.Type.(*ast.Ident); ok && id.Name == "Code" {
+				for _, val := range v.Values {
+					sdk[strings.Trim(val.(*ast.BasicLit).Value, `"`)] = true
+				}
+			}
+		}
+		return true
+	})
+	server := map[string]bool{}
+	for code := range httpapi.Codes() {
+		server[string(code)] = true
+		if !sdk[string(code)] {
+			t.Errorf("the server's code %s has no botix.Code constant", code)
+		}
+	}
+	for code := range sdk {
+		if !server[code] {
+			t.Errorf("botix has a constant for %s, which the server does not have", code)
+		}
+	}
+}

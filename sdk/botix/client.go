@@ -1,0 +1,407 @@
+package botix
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// DefaultBaseURL is the API's address when neither WithBaseURL nor
+// BOTIX_API_URL says otherwise: the local runtime that `make run` starts.
+const DefaultBaseURL = "http://127.0.0.1:8080"
+
+// Version is the SDK's version, sent in the User-Agent.
+const Version = "1.1.0"
+
+// RetryPolicy bounds the retries of one call.
+type RetryPolicy struct {
+	// MaxAttempts is the number of HTTP attempts of a call, the first
+	// included (1: never retry).
+	MaxAttempts int
+	// BaseDelay and MaxDelay shape the backoff: before retry n the client
+	// waits a random time in [0, min(MaxDelay, BaseDelay·2ⁿ⁻¹)] ("full
+	// jitter"), unless the server said Retry-After.
+	BaseDelay, MaxDelay time.Duration
+	// QuotaCapacity is the client's retry quota (a token bucket shared by
+	// all its calls, as in the AWS SDKs' standard mode): a retry takes 5
+	// tokens (10 after a timeout or a connection error), a success puts
+	// back what its retries took, or 1 when it needed none. An empty
+	// bucket stops retries until calls succeed again. 0 means no quota.
+	QuotaCapacity int
+}
+
+// DefaultRetryPolicy is the policy of a client without WithRetryPolicy.
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, BaseDelay: 200 * time.Millisecond, MaxDelay: 20 * time.Second, QuotaCapacity: 500}
+
+const (
+	retryCost   = 5
+	timeoutCost = 10
+	successGain = 1
+)
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithBaseURL sets the API's base URL (scheme and host, e.g.
+// https://api.example.com); the /public/v1 paths are added to it.
+func WithBaseURL(u string) Option { return func(c *Client) { c.baseURL = strings.TrimRight(u, "/") } }
+
+// WithHTTPClient replaces http.DefaultClient.
+func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
+
+// WithRetryPolicy replaces DefaultRetryPolicy.
+func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.policy = p } }
+
+// WithAttemptTimeout bounds each HTTP attempt (default 30 s); an attempt
+// that times out is retried like a lost connection. The caller's context
+// bounds the whole call.
+func WithAttemptTimeout(d time.Duration) Option { return func(c *Client) { c.attemptTimeout = d } }
+
+// WithLogger logs each retry at Info and each failed call at Debug (never
+// the API key).
+func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
+
+// WithUserAgent appends a product token to the User-Agent, e.g.
+// "my-crm/2.3".
+func WithUserAgent(suffix string) Option {
+	return func(c *Client) { c.userAgent += " " + strings.TrimSpace(suffix) }
+}
+
+// CallOption configures one call.
+type CallOption func(*callOptions)
+
+type callOptions struct{ key string }
+
+// WithIdempotencyKey makes a mutating call use key instead of a fresh
+// UUIDv4: for an operation that outlives the process (a job id stored in
+// your database), so that a retry after a restart is recognised too. The
+// key must be a UUIDv4 or a ULID.
+func WithIdempotencyKey(key string) CallOption { return func(o *callOptions) { o.key = key } }
+
+// Response describes the HTTP answer a result came from.
+type Response struct {
+	StatusCode int
+	RequestID  string
+	// IdempotencyKey is the key a mutating call sent (on every attempt).
+	IdempotencyKey string
+	// Replayed is true when the API answered with the stored result of an
+	// earlier request with the same key (Idempotent-Replayed: true), for
+	// example because an earlier attempt's answer was lost on the way.
+	Replayed bool
+	// Attempts is how many HTTP attempts the call took.
+	Attempts int
+}
+
+// Client calls the BOTIX public API. It is safe for concurrent use.
+type Client struct {
+	Contacts         *ContactsService
+	Messages         *MessagesService
+	Catalog          *CatalogService
+	Scenarios        *ScenariosService
+	WebhookEndpoints *WebhookEndpointsService
+	Deliveries       *DeliveriesService
+	Inspectors       *InspectorsService
+	Events           *EventsService
+
+	apiKey         string
+	baseURL        string
+	http           *http.Client
+	policy         RetryPolicy
+	attemptTimeout time.Duration
+	log            *slog.Logger
+	userAgent      string
+	quota          *quota
+	// sleep waits d or until ctx ends (tests replace it).
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// NewClient returns a client that authenticates with apiKey.
+func NewClient(apiKey string, opts ...Option) *Client {
+	c := &Client{
+		apiKey:         apiKey,
+		baseURL:        DefaultBaseURL,
+		http:           http.DefaultClient,
+		policy:         DefaultRetryPolicy,
+		attemptTimeout: 30 * time.Second,
+		log:            slog.New(slog.DiscardHandler),
+		userAgent:      "botix-go/" + Version,
+		sleep:          sleepContext,
+	}
+	if u := os.Getenv("BOTIX_API_URL"); u != "" {
+		c.baseURL = strings.TrimRight(u, "/")
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.policy.MaxAttempts < 1 {
+		c.policy.MaxAttempts = 1
+	}
+	c.quota = &quota{capacity: c.policy.QuotaCapacity, tokens: c.policy.QuotaCapacity}
+	c.Contacts = &ContactsService{c}
+	c.Messages = &MessagesService{c}
+	c.Catalog = &CatalogService{c}
+	c.Scenarios = &ScenariosService{c}
+	c.WebhookEndpoints = &WebhookEndpointsService{c}
+	c.Deliveries = &DeliveriesService{c}
+	c.Inspectors = &InspectorsService{c}
+	c.Events = &EventsService{c}
+	return c
+}
+
+var (
+	uuidV4 = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$`)
+	// A ULID: 26 Crockford base32 characters, the first at most 7 (128 bits).
+	ulidShape = regexp.MustCompile(`^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$`)
+)
+
+// ValidIdempotencyKey reports whether the API accepts key: a UUIDv4 or a
+// ULID.
+func ValidIdempotencyKey(key string) bool {
+	return uuidV4.MatchString(key) || ulidShape.MatchString(key)
+}
+
+// request is one logical operation: every attempt sends the same method,
+// path, body and, for a mutation, the same Idempotency-Key.
+type request struct {
+	method string
+	path   string
+	query  url.Values
+	body   any
+}
+
+func (r request) mutating() bool { return r.method != http.MethodGet }
+
+// do runs a logical operation with retries and decodes the answer into out
+// (which may be nil).
+func (c *Client) do(ctx context.Context, r request, out any, opts []CallOption) (Response, error) {
+	var co callOptions
+	for _, o := range opts {
+		o(&co)
+	}
+	var body []byte
+	if r.body != nil {
+		b, err := json.Marshal(r.body)
+		if err != nil {
+			return Response{}, fmt.Errorf("botix: encode the request: %w", err)
+		}
+		body = b
+	}
+	meta := Response{}
+	if r.mutating() {
+		meta.IdempotencyKey = co.key
+		if meta.IdempotencyKey == "" {
+			meta.IdempotencyKey = uuid.NewString()
+		} else if !ValidIdempotencyKey(meta.IdempotencyKey) {
+			return meta, fmt.Errorf("%w: got %q", ErrInvalidIdempotencyKey, meta.IdempotencyKey)
+		}
+	}
+	spent := 0 // quota tokens this call's retries took
+	for {
+		meta.Attempts++
+		status, header, payload, err := c.attempt(ctx, r, body, meta.IdempotencyKey)
+		if err == nil && status < 400 {
+			meta.StatusCode = status
+			meta.RequestID = header.Get("X-Request-Id")
+			meta.Replayed = header.Get("Idempotent-Replayed") == "true"
+			c.quota.release(spent)
+			if out != nil && len(payload) > 0 {
+				if err := json.Unmarshal(payload, out); err != nil {
+					return meta, fmt.Errorf("botix: decode the answer of %s %s (request_id %s): %w", r.method, r.path, meta.RequestID, err)
+				}
+			}
+			return meta, nil
+		}
+		if ctx.Err() != nil {
+			return meta, fmt.Errorf("botix: %s %s: %w", r.method, r.path, context.Cause(ctx))
+		}
+		var apiErr *Error
+		cost := timeoutCost
+		if err == nil {
+			apiErr = errorOf(status, header, payload)
+			err, cost = apiErr, retryCost
+			meta.StatusCode, meta.RequestID = status, apiErr.RequestID
+		}
+		if !retryable(apiErr) {
+			return meta, err
+		}
+		if meta.Attempts >= c.policy.MaxAttempts {
+			return meta, fmt.Errorf("botix: %s %s: gave up after %d attempts: %w", r.method, r.path, meta.Attempts, err)
+		}
+		// Waiting for a first request with this key to finish is not a
+		// failure of the service: it costs no quota.
+		inProgress := apiErr != nil && apiErr.Code == CodeIdempotencyKeyInProgress
+		if !inProgress {
+			if !c.quota.take(cost) {
+				return meta, fmt.Errorf("%w (%s %s, %d attempts): %w", ErrRetryQuotaExhausted, r.method, r.path, meta.Attempts, err)
+			}
+			spent += cost
+		}
+		delay := c.backoff(meta.Attempts)
+		if apiErr != nil && apiErr.RetryAfter > 0 {
+			delay = apiErr.RetryAfter
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
+			return meta, fmt.Errorf("botix: %s %s: the context's deadline comes before the next attempt (in %s): %w", r.method, r.path, delay, err)
+		}
+		c.log.InfoContext(ctx, "botix: retrying", "method", r.method, "path", r.path, "attempt", meta.Attempts, "delay", delay, "error", err.Error())
+		if err := c.sleep(ctx, delay); err != nil {
+			return meta, fmt.Errorf("botix: %s %s: %w", r.method, r.path, context.Cause(ctx))
+		}
+	}
+}
+
+// retryable: a lost answer or a timeout (apiErr nil), 429, a 5xx, or a
+// first request with the same key still in progress. Other 4xx mean the
+// request itself must change.
+func retryable(apiErr *Error) bool {
+	if apiErr == nil {
+		return true
+	}
+	return apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode >= 500 || apiErr.Code == CodeIdempotencyKeyInProgress
+}
+
+// backoff is the full-jitter delay before retry number attempt.
+func (c *Client) backoff(attempt int) time.Duration {
+	ceiling := c.policy.MaxDelay
+	if shift := attempt - 1; shift < 30 {
+		if d := c.policy.BaseDelay << shift; d < ceiling {
+			ceiling = d
+		}
+	}
+	if ceiling <= 0 {
+		return 0
+	}
+	return rand.N(ceiling + 1)
+}
+
+// attempt sends one HTTP request. A transport error (connection refused or
+// dropped, timeout) comes back as err; any HTTP answer as status.
+func (c *Client) attempt(ctx context.Context, r request, body []byte, key string) (int, http.Header, []byte, error) {
+	actx, cancel := context.WithTimeout(ctx, c.attemptTimeout)
+	defer cancel()
+	u := c.baseURL + "/public/v1" + r.path
+	if len(r.query) > 0 {
+		u += "?" + r.query.Encode()
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(actx, r.method, u, rd)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.apiKey)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("botix: %s %s: %w", r.method, r.path, err)
+	}
+	defer resp.Body.Close()
+	payload, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("botix: %s %s: reading the answer: %w", r.method, r.path, err)
+	}
+	return resp.StatusCode, resp.Header, payload, nil
+}
+
+// errorOf decodes an error answer: the envelope when it is one, else the
+// status and whatever message the body has.
+func errorOf(status int, header http.Header, payload []byte) *Error {
+	e := &Error{StatusCode: status, RequestID: header.Get("X-Request-Id")}
+	if s, err := strconv.Atoi(header.Get("Retry-After")); err == nil && s > 0 {
+		e.RetryAfter = time.Duration(s) * time.Second
+	}
+	var env struct {
+		Error *struct {
+			Code      Code              `json:"code"`
+			Message   string            `json:"message"`
+			RequestID string            `json:"request_id"`
+			Field     string            `json:"field"`
+			Details   map[string]string `json:"details"`
+		} `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(payload, &env) == nil {
+		if env.Error != nil {
+			e.Code, e.Message, e.Field, e.Details = env.Error.Code, env.Error.Message, env.Error.Field, env.Error.Details
+			if env.Error.RequestID != "" {
+				e.RequestID = env.Error.RequestID
+			}
+			return e
+		}
+		e.Message = env.Message
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(status)
+	}
+	return e
+}
+
+func sleepContext(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// quota is the client's retry token bucket.
+type quota struct {
+	mu       sync.Mutex
+	capacity int
+	tokens   int
+}
+
+// take spends cost tokens for a retry, or reports that the bucket is too
+// low to retry.
+func (q *quota) take(cost int) bool {
+	if q.capacity == 0 {
+		return true
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.tokens < cost {
+		return false
+	}
+	q.tokens -= cost
+	return true
+}
+
+// release refills the bucket after a success: what its retries took, or
+// successGain when it needed none.
+func (q *quota) release(spent int) {
+	if q.capacity == 0 {
+		return
+	}
+	if spent == 0 {
+		spent = successGain
+	}
+	q.mu.Lock()
+	q.tokens = min(q.capacity, q.tokens+spent)
+	q.mu.Unlock()
+}

@@ -1,0 +1,33 @@
+// Package botix is the Go client of the BOTIX public API v1.1.
+//
+// It makes the API's three guarantees automatic for the caller:
+//
+//   - Idempotency. Every mutating call (Create, Send, Import, Run, Update,
+//     Delete, RotateSecret, Test, Recover, Retry, Redirect) is one logical
+//     operation with one Idempotency-Key, a fresh UUIDv4 unless
+//     WithIdempotencyKey gives one, sent unchanged on every retry of that
+//     call. When an answer is lost on the way back (a dropped connection, a
+//     timeout after the server acted), the retry gets the stored answer
+//     (Response.Replayed) instead of doing the work twice.
+//   - Safe retries. Connection errors and timeouts, 429, 5xx and 409
+//     IDEMPOTENCY_KEY_IN_PROGRESS are retried — GETs included — with
+//     exponential backoff and full jitter, honouring Retry-After, within a
+//     per-client retry quota that stops retry storms during an outage
+//     (ErrRetryQuotaExhausted). Other 4xx are returned at once. The caller's
+//     context bounds the whole call, waits included.
+//   - Cursor pagination. Every list has List (one Page, with NextCursor)
+//     and All, a Go iterator over every item that follows the cursors, can
+//     start from a saved cursor, and stops fetching when the loop ends.
+//
+// Errors of the API are *Error values carrying the envelope's Code (the
+// Code constants), Message, RequestID, Field and Details:
+//
+//	c, err := client.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990000000", Name: "Ivan"})
+//	var apiErr *botix.Error
+//	if errors.As(err, &apiErr) && apiErr.Code == botix.CodeContactAlreadyExists {
+//		// the phone is taken
+//	}
+//
+// The package depends on the standard library and github.com/google/uuid
+// only.
+package botix

@@ -1,0 +1,347 @@
+package botix
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The request and response types mirror the API's JSON (the README shows
+// each). Times are RFC 3339 strings as the API sends them; unknown fields
+// of an answer are ignored, so a newer API does not break an older SDK.
+// Each result carries Response: the request id, the idempotency key and
+// whether the answer was a replay.
+
+// Contact is a contact of the project.
+type Contact struct {
+	ID        string   `json:"id"`
+	Phone     string   `json:"phone"`
+	Name      string   `json:"name"`
+	Email     string   `json:"email,omitempty"`
+	Tags      []string `json:"tags"`
+	CreatedAt string   `json:"created_at"`
+
+	Response Response `json:"-"`
+}
+
+// ContactCreate is the body of Contacts.Create. Phone is E.164
+// (+79990000000).
+type ContactCreate struct {
+	Phone string   `json:"phone"`
+	Name  string   `json:"name"`
+	Email string   `json:"email,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+}
+
+// ContactCount is the answer of Contacts.Count.
+type ContactCount struct {
+	Total int64 `json:"total"`
+
+	Response Response `json:"-"`
+}
+
+// Message is a message sent to a contact.
+type Message struct {
+	ID        string `json:"id"`
+	ContactID string `json:"contact_id"`
+	Channel   string `json:"channel"`
+	Text      string `json:"text"`
+	Status    string `json:"status"`
+	CreatedAt string `json:"created_at"`
+
+	Response Response `json:"-"`
+}
+
+// MessageCreate is the body of Messages.Send. Channel is one of sms,
+// whatsapp, telegram, viber, vk.
+type MessageCreate struct {
+	ContactID string `json:"contact_id"`
+	Text      string `json:"text"`
+	Channel   string `json:"channel,omitempty"`
+}
+
+// CatalogItem is one item of a catalog import. Price is a decimal number
+// (json.Number keeps its digits: "1990.00").
+type CatalogItem struct {
+	SKU      string      `json:"sku"`
+	Name     string      `json:"name"`
+	Price    json.Number `json:"price"`
+	Currency string      `json:"currency"`
+}
+
+// CatalogImportCreate is the body of Catalog.Import.
+type CatalogImportCreate struct {
+	Items []CatalogItem `json:"items"`
+}
+
+// CatalogImport is an accepted import; the items are applied
+// asynchronously, in import order.
+type CatalogImport struct {
+	ID         string `json:"id"`
+	Status     string `json:"status"`
+	ItemsCount int    `json:"items_count"`
+	CreatedAt  string `json:"created_at"`
+
+	Response Response `json:"-"`
+}
+
+// ScenarioRunCreate is the body of Scenarios.Run.
+type ScenarioRunCreate struct {
+	ContactID string         `json:"contact_id"`
+	Variables map[string]any `json:"variables,omitempty"`
+}
+
+// ScenarioRun is a started scenario run.
+type ScenarioRun struct {
+	ID         string          `json:"id"`
+	ScenarioID string          `json:"scenario_id"`
+	ContactID  string          `json:"contact_id"`
+	Variables  json.RawMessage `json:"variables"`
+	Status     string          `json:"status"`
+	CreatedAt  string          `json:"created_at"`
+
+	Response Response `json:"-"`
+}
+
+// WebhookEndpoint is a receiver of webhooks.
+type WebhookEndpoint struct {
+	ID                  string   `json:"id"`
+	URL                 string   `json:"url"`
+	Events              []string `json:"events"`
+	Description         string   `json:"description,omitempty"`
+	Enabled             bool     `json:"enabled"`
+	DisabledReason      string   `json:"disabled_reason,omitempty"`
+	CreatedAt           string   `json:"created_at"`
+	UpdatedAt           string   `json:"updated_at"`
+	LastSuccessAt       string   `json:"last_success_at,omitempty"`
+	LastFailureAt       string   `json:"last_failure_at,omitempty"`
+	FailingSince        string   `json:"failing_since,omitempty"`
+	ConsecutiveFailures int      `json:"consecutive_failures"`
+
+	Response Response `json:"-"`
+}
+
+// WebhookEndpointWithSecret is the answer of a creation or a rotation: the
+// only times the signing secret is shown.
+type WebhookEndpointWithSecret struct {
+	WebhookEndpoint
+	Secret string `json:"secret"`
+	// PreviousSecretExpiresAt is set by a rotation: until then the previous
+	// secret signs too.
+	PreviousSecretExpiresAt string `json:"previous_secret_expires_at,omitempty"`
+}
+
+// WebhookEndpointCreate is the body of WebhookEndpoints.Create. Events are
+// event types, or ["*"] for all.
+type WebhookEndpointCreate struct {
+	URL         string   `json:"url"`
+	Events      []string `json:"events"`
+	Description string   `json:"description,omitempty"`
+}
+
+// WebhookEndpointUpdate is the body of WebhookEndpoints.Update: nil fields
+// are left as they are. Enabled true re-enables a disabled endpoint.
+type WebhookEndpointUpdate struct {
+	URL         *string  `json:"url,omitempty"`
+	Events      []string `json:"events,omitempty"`
+	Description *string  `json:"description,omitempty"`
+	Enabled     *bool    `json:"enabled,omitempty"`
+}
+
+// Deleted is the answer of a deletion.
+type Deleted struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+
+	Response Response `json:"-"`
+}
+
+// TestEvent is the answer of WebhookEndpoints.Test.
+type TestEvent struct {
+	EventID    string `json:"event_id"`
+	EndpointID string `json:"endpoint_id"`
+	Status     string `json:"status"`
+
+	Response Response `json:"-"`
+}
+
+// Recovery is the answer of WebhookEndpoints.Recover: Deliveries failed or
+// dead deliveries since Since start a fresh round, asynchronously.
+type Recovery struct {
+	ID         string `json:"recovery_id"`
+	EndpointID string `json:"endpoint_id"`
+	Since      string `json:"since"`
+	Until      string `json:"until"`
+	Deliveries int    `json:"deliveries"`
+	Status     string `json:"status"`
+
+	Response Response `json:"-"`
+}
+
+// The statuses of a delivery.
+const (
+	DeliveryPending   = "pending"
+	DeliveryRetrying  = "retrying"
+	DeliveryDelivered = "delivered"
+	DeliveryDead      = "dead"
+)
+
+// Delivery is one event's delivery to one endpoint.
+type Delivery struct {
+	ID             string `json:"id"`
+	EventID        string `json:"event_id"`
+	EventType      string `json:"event_type"`
+	EndpointID     string `json:"endpoint_id"`
+	Status         string `json:"status"`
+	Round          int    `json:"round"`
+	AttemptsCount  int    `json:"attempts_count"`
+	NextAttemptAt  string `json:"next_attempt_at,omitempty"`
+	LastStatusCode int    `json:"last_status_code,omitempty"`
+	LastErrorClass string `json:"last_error_class,omitempty"`
+	DeadReason     string `json:"dead_reason,omitempty"`
+	CreatedAt      string `json:"created_at"`
+	UpdatedAt      string `json:"updated_at"`
+	DeliveredAt    string `json:"delivered_at,omitempty"`
+}
+
+// DeliveryDetail is a delivery with its payload and every attempt.
+type DeliveryDetail struct {
+	Delivery
+	Payload  json.RawMessage `json:"payload"`
+	Attempts []Attempt       `json:"attempts"`
+
+	Response Response `json:"-"`
+}
+
+// Attempt is one attempt of a delivery. Kind is scheduled, manual, redrive
+// or redirect.
+type Attempt struct {
+	DeliveryID    string `json:"delivery_id"`
+	Attempt       int    `json:"attempt"`
+	Round         int    `json:"round"`
+	Kind          string `json:"kind"`
+	URL           string `json:"url"`
+	RequestID     string `json:"request_id"`
+	StatusCode    int    `json:"status_code,omitempty"`
+	ResponseBody  string `json:"response_body,omitempty"`
+	StartedAt     string `json:"started_at"`
+	DurationMs    int64  `json:"duration_ms"`
+	ErrorClass    string `json:"error_class,omitempty"`
+	Error         string `json:"error,omitempty"`
+	NextAttemptAt string `json:"next_attempt_at,omitempty"`
+}
+
+// DeliveryRequest is the answer of Deliveries.Retry and Redirect.
+type DeliveryRequest struct {
+	DeliveryID string `json:"delivery_id"`
+	Kind       string `json:"kind"`
+	Status     string `json:"status"`
+	TargetURL  string `json:"target_url,omitempty"`
+
+	Response Response `json:"-"`
+}
+
+// Counts are attempts by the status they left their delivery in.
+type Counts struct {
+	Delivered int64 `json:"delivered"`
+	Retrying  int64 `json:"retrying"`
+	Dead      int64 `json:"dead"`
+}
+
+// StatsBucket is one hour or day of DeliveryStats.
+type StatsBucket struct {
+	Start string `json:"start"`
+	Counts
+}
+
+// DeliveryStats is the answer of Deliveries.Stats.
+type DeliveryStats struct {
+	Granularity string        `json:"granularity"`
+	EndpointID  *string       `json:"endpoint_id"`
+	Since       string        `json:"since"`
+	Until       string        `json:"until"`
+	Buckets     []StatsBucket `json:"buckets"`
+	Totals      Counts        `json:"totals"`
+
+	Response Response `json:"-"`
+}
+
+// Inspector is a built-in capture URL (alive 24 h).
+type Inspector struct {
+	ID            string `json:"id"`
+	URL           string `json:"url"`
+	CreatedAt     string `json:"created_at"`
+	RequestsCount int    `json:"requests_count"`
+	ExpiresAt     string `json:"expires_at"`
+
+	Response Response `json:"-"`
+}
+
+// InspectorRequest is one request an inspector captured.
+type InspectorRequest struct {
+	ID         string            `json:"id"`
+	Method     string            `json:"method"`
+	Path       string            `json:"path"`
+	Query      string            `json:"query,omitempty"`
+	Headers    map[string]string `json:"headers"`
+	Body       string            `json:"body"`
+	Truncated  bool              `json:"truncated,omitempty"`
+	ReceivedAt string            `json:"received_at"`
+}
+
+// Event is an event of the project, as polled (and as webhooks carry it).
+type Event struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	CreatedAt string          `json:"created_at"`
+	ProjectID string          `json:"project_id"`
+	Data      json.RawMessage `json:"data"`
+
+	Response Response `json:"-"`
+}
+
+// ListParams are the cursor parameters of every list. Limit is 1..200
+// (0: the API's default, 50); Cursor is a next_cursor from an earlier page
+// of the same list with the same filters.
+type ListParams struct {
+	Cursor string
+	Limit  int
+}
+
+// ContactListParams filter Contacts.List.
+type ContactListParams struct {
+	ListParams
+	CreatedAfter, CreatedBefore time.Time
+}
+
+// MessageListParams filter Messages.List.
+type MessageListParams struct {
+	ListParams
+	ContactID string
+	Status    string
+}
+
+// DeliveryListParams filter Deliveries.List (the last 14 days).
+type DeliveryListParams struct {
+	ListParams
+	Status     string
+	EndpointID string
+	EventType  string
+	Since      time.Time
+	Until      time.Time
+}
+
+// EventListParams filter Events.List.
+type EventListParams struct {
+	ListParams
+	Type  string
+	Since time.Time
+}
+
+// StatsParams select Deliveries.Stats: Granularity "hour" (default: the
+// last 24 h) or "day" (the last 14 days).
+type StatsParams struct {
+	Granularity string
+	EndpointID  string
+	Since       time.Time
+	Until       time.Time
+}
