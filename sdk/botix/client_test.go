@@ -289,3 +289,19 @@ func TestErrorFields(t *testing.T) {
 		t.Fatalf("%q", s)
 	}
 }
+
+// TestAttemptTimeout: an attempt that outlives WithAttemptTimeout is
+// abandoned and retried with the same key, like a lost answer.
+func TestAttemptTimeout(t *testing.T) {
+	release := make(chan struct{})
+	f := newFake(t, func(w http.ResponseWriter) { <-release }, created)
+	t.Cleanup(func() { close(release) }) // before the server's Close, which waits for the handler
+	got, err := fast(f, botix.WithAttemptTimeout(200*time.Millisecond)).Contacts.Create(context.Background(), contact)
+	if err != nil || got.Response.Attempts != 2 {
+		t.Fatalf("%v %+v", err, got)
+	}
+	reqs := f.requests()
+	if reqs[0].Header.Get("Idempotency-Key") != reqs[1].Header.Get("Idempotency-Key") {
+		t.Fatal("the retry after a timeout changed the key")
+	}
+}
