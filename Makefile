@@ -23,11 +23,12 @@ run:
 test: lint
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 -timeout 20m ./...
 
-## lint: go vet and gofmt (fails on any unformatted file).
+## lint: go vet, gofmt (fails on any unformatted file), and the OpenAPI document with Redocly's recommended rules (npm).
 lint:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	npx --yes @redocly/cli@2.77.0 lint --config redocly.yaml sdk/openapi.yaml
 
 ## bench: benchmarks against DynamoDB Local (micro-benchmarks, webhook throughput, a soak, 100k-contact pagination, hostile-input fuzzing); prints Markdown tables.
 bench:
@@ -63,6 +64,7 @@ lambda = mkdir -p $(ARTIFACTS_DIR) && GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO
 # One target per function of template.yaml (a test checks the three agree).
 build-NotFoundFunction: ; $(call lambda,not-found)
 build-DashboardFunction: ; $(call lambda,dashboard)
+build-GetApiReferenceFunction: ; $(call lambda,get-api-reference)
 build-CreateContactFunction: ; $(call lambda,create-contact)
 build-GetContactFunction: ; $(call lambda,get-contact)
 build-AdminFunction: ; $(call lambda,admin)

@@ -1,12 +1,15 @@
 package apitest
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/botix/public-api/infra/apicontract"
 )
 
 // Received is one request a Receiver got.
@@ -16,25 +19,52 @@ type Received struct {
 	Body   []byte
 }
 
-// Receiver is a webhook receiver for tests: it records every request and
-// answers with Respond (200 when nil).
+// Receiver is a webhook receiver for tests: it records every request,
+// checks it against the webhooks of sdk/openapi.yaml (the test fails at its
+// end on a mismatch), and answers with Respond (200 when nil).
 type Receiver struct {
 	URL string
 	// Respond decides the answer to the n-th request (0-based).
 	Respond func(n int, r *http.Request, w http.ResponseWriter)
 
-	mu  sync.Mutex
-	got []Received
+	mu        sync.Mutex
+	got       []Received
+	problems  []string
+	synthetic bool
+}
+
+// Synthetic marks the receiver of a test that writes its own events into
+// the store (bodies the API never makes): their webhooks are not checked
+// against the document.
+func (rc *Receiver) Synthetic() *Receiver {
+	rc.mu.Lock()
+	rc.synthetic = true
+	rc.mu.Unlock()
+	return rc
 }
 
 // NewReceiver starts a receiver on loopback, stopped when the test ends.
 func NewReceiver(t testing.TB, respond func(n int, r *http.Request, w http.ResponseWriter)) *Receiver {
 	rc := &Receiver{Respond: respond}
+	contract, err := apicontract.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
+		synthetic := rc.synthetic
+		rc.mu.Unlock()
+		var problems []string
+		if !synthetic {
+			problems = contract.CheckWebhook(r.Header, body)
+		}
+		rc.mu.Lock()
 		n := len(rc.got)
 		rc.got = append(rc.got, Received{At: time.Now(), Header: r.Header.Clone(), Body: body})
+		for _, p := range problems {
+			rc.problems = append(rc.problems, fmt.Sprintf("%.300s: %s", body, p))
+		}
 		respond := rc.Respond
 		rc.mu.Unlock()
 		if respond == nil {
@@ -43,7 +73,14 @@ func NewReceiver(t testing.TB, respond func(n int, r *http.Request, w http.Respo
 		}
 		respond(n, r, w)
 	}))
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		srv.Close()
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		for _, p := range rc.problems {
+			t.Errorf("a webhook breaks the webhooks of sdk/openapi.yaml: %s", p)
+		}
+	})
 	rc.URL = srv.URL + "/hooks"
 	return rc
 }

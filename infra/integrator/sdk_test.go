@@ -337,6 +337,9 @@ func TestEveryRouteHasAMethod(t *testing.T) {
 	_, _ = c.Events.List(ctx, botix.EventListParams{})
 	_, _ = c.Events.Get(ctx, evt)
 	_, _ = c.WebhookEndpoints.Delete(ctx, ep.ID)
+	if doc, err := c.OpenAPI(ctx); err != nil || !strings.Contains(string(doc), `"openapi":"3.1.0"`) {
+		t.Errorf("OpenAPI: %v", err)
+	}
 
 	tpl, err := template.LoadRepo()
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/botix/public-api/infra/apicontract"
 	"github.com/botix/public-api/infra/template"
 )
 
@@ -129,6 +130,7 @@ func matchSegments(segs, parts []string) (map[string]string, bool) {
 // 2.0 event, invokes the route's function with the function's timeout as
 // deadline, and writes the function's response.
 func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
+	rt, params, ok := match(r.routes, req.Method, req.URL.Path)
 	if !r.throttle.allow(time.Now()) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
@@ -136,6 +138,7 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		if r.cfg.OnResponse != nil {
 			r.cfg.OnResponse(req, "", http.StatusTooManyRequests)
 		}
+		r.exchange(req, nil, rt.key, http.StatusTooManyRequests, w.Header(), []byte(`{"message":"Too Many Requests"}`))
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))
@@ -143,7 +146,6 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, `{"message":"Request Entity Too Large"}`, http.StatusRequestEntityTooLarge)
 		return
 	}
-	rt, params, ok := match(r.routes, req.Method, req.URL.Path)
 	if !ok {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
@@ -175,6 +177,20 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	if r.cfg.OnResponse != nil {
 		r.cfg.OnResponse(req, rt.key, resp.StatusCode)
 	}
+	r.exchange(req, body, rt.key, resp.StatusCode, w.Header(), out)
+}
+
+// exchange hands a request and its answer to Config.OnExchange.
+func (r *Runtime) exchange(req *http.Request, body []byte, route string, status int, header http.Header, out []byte) {
+	if r.cfg.OnExchange == nil {
+		return
+	}
+	u := *req.URL
+	u.Scheme, u.Host = "http", req.Host
+	r.cfg.OnExchange(apicontract.Exchange{
+		Method: req.Method, URL: u.String(), Header: req.Header.Clone(), Body: body, Route: route,
+		Status: status, ResponseHeader: header.Clone(), ResponseBody: out,
+	})
 }
 
 func toEvent(req *http.Request, body []byte, rt route, params map[string]string) events.APIGatewayV2HTTPRequest {

@@ -28,6 +28,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 	"github.com/sivchari/kumo"
 
+	"github.com/botix/public-api/infra/apicontract"
 	"github.com/botix/public-api/infra/ddblocal"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
@@ -75,6 +76,9 @@ type Config struct {
 	// OnResponse, if set, is told the status of every API response, with
 	// the request it answered.
 	OnResponse func(req *http.Request, route string, status int)
+	// OnExchange, if set, gets every API request and its answer, read
+	// whole (the tests check them against the OpenAPI document).
+	OnExchange func(apicontract.Exchange)
 }
 
 // Runtime is a running local system.

@@ -62,7 +62,7 @@ func TestChaos(t *testing.T) {
 		default:
 			w.WriteHeader(200)
 		}
-	})
+	}).Synthetic() // its events are written straight into the store
 	ep := c.endpoint(rc.URL)
 
 	start := time.Now()

@@ -6,14 +6,17 @@ package localtest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/botix/public-api/infra/apicontract"
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
@@ -37,12 +40,14 @@ func Runtime(t testing.TB, cfg local.Config) *local.Runtime {
 		// Function logs are noise in test output unless asked for.
 		cfg.Options = append([]app.Option{app.WithLogger(slog.New(slog.DiscardHandler))}, cfg.Options...)
 	}
+	contract := checkContract(t, &cfg)
 	rt, err := local.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = rt.Close()
+		contract.report(t)
 		// Every call a function made must be one its IAM policy allows.
 		for _, c := range rt.UndeclaredCalls() {
 			t.Errorf("undeclared AWS call (add it to registry.Permissions and template.yaml, or remove it): %s", c)
@@ -76,4 +81,50 @@ func AWSConfig(t testing.TB, rt *local.Runtime) aws.Config {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// contractLog collects the exchanges that break the OpenAPI document.
+type contractLog struct {
+	mu       sync.Mutex
+	problems []string
+	checked  int
+}
+
+// checkContract makes the runtime check every exchange against
+// sdk/openapi.yaml; the test fails at its end with what broke it.
+func checkContract(t testing.TB, cfg *local.Config) *contractLog {
+	t.Helper()
+	v, err := apicontract.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &contractLog{}
+	next := cfg.OnExchange
+	cfg.OnExchange = func(ex apicontract.Exchange) {
+		if next != nil {
+			next(ex)
+		}
+		problems := v.Check(ex)
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		log.checked++
+		for _, p := range problems {
+			if len(log.problems) < 20 {
+				body := ex.ResponseBody
+				if len(body) > 300 {
+					body = body[:300]
+				}
+				log.problems = append(log.problems, fmt.Sprintf("%s %s -> %d %s: %s", ex.Method, ex.URL, ex.Status, body, p))
+			}
+		}
+	}
+	return log
+}
+
+func (l *contractLog) report(t testing.TB) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.problems {
+		t.Errorf("the exchange breaks sdk/openapi.yaml: %s", p)
+	}
 }

@@ -52,6 +52,8 @@ var (
 
 	ListEvents = list((*api.Events).List)
 	GetEvent   = read((*api.Events).Get)
+
+	GetApiReference = public((*api.Reference).OpenAPI, 0)
 )
 
 // handlerSet is a handler set of package api: a struct embedding api.Deps.

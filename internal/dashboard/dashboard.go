@@ -119,20 +119,9 @@ func (s *Site) Serve(_ context.Context, r *httpapi.Request) (*httpapi.Response, 
 		}
 	}
 	h := http.Header{"Etag": {a.etag}, "Cache-Control": {cache}}
-	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, a.etag) {
+	if match := r.Header.Get("If-None-Match"); match != "" && httpapi.ETagMatches(match, a.etag) {
 		return &httpapi.Response{Status: http.StatusNotModified, Header: h}, nil
 	}
 	h.Set("Content-Type", a.contentType)
 	return &httpapi.Response{Status: http.StatusOK, Header: h, Body: a.body}, nil
-}
-
-// etagMatches applies If-None-Match's weak comparison to a list of tags.
-func etagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == etag || t == "*" {
-			return true
-		}
-	}
-	return false
 }

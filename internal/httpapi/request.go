@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -63,4 +64,16 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// ETagMatches reports whether an If-None-Match header names etag (weak
+// comparison; "*" matches anything).
+func ETagMatches(ifNoneMatch, etag string) bool {
+	for _, t := range strings.Split(ifNoneMatch, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
 }

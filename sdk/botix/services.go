@@ -2,6 +2,7 @@ package botix
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -330,4 +331,12 @@ func (p EventListParams) query() url.Values {
 func (s *EventsService) Get(ctx context.Context, id string) (*Event, error) {
 	var out Event
 	return get(ctx, s.c, "/events/"+pathID(id), nil, &out, &out.Response)
+}
+
+// OpenAPI returns the API's OpenAPI 3.1 document (GET /public/v1/openapi.json),
+// the contract this client follows.
+func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {
+	var out json.RawMessage
+	_, err := c.do(ctx, request{method: http.MethodGet, path: "/openapi.json"}, &out, nil)
+	return out, err
 }

@@ -285,6 +285,7 @@ type InspectorRequest struct {
 	Headers    map[string]string `json:"headers"`
 	Body       string            `json:"body"`
 	Truncated  bool              `json:"truncated,omitempty"`
+	SourceIP   string            `json:"source_ip,omitempty"`
 	ReceivedAt string            `json:"received_at"`
 }
 
@@ -300,7 +301,7 @@ type Event struct {
 }
 
 // ListParams are the cursor parameters of every list. Limit is 1..200
-// (0: the API's default, 50); Cursor is a next_cursor from an earlier page
+// (0: the API's default, 20); Cursor is a next_cursor from an earlier page
 // of the same list with the same filters.
 type ListParams struct {
 	Cursor string

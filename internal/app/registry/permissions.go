@@ -10,16 +10,17 @@ import "github.com/botix/public-api/internal/app"
 // permissions Lambda's event source mappings need (stream and queue reads)
 // are added by SAM and are not the code's.
 var Permissions = map[string][]app.Permission{
-	"NotFoundFunction":      nil,
-	"DashboardFunction":     nil,
-	"CreateContactFunction": mutation(write("DataTable", "GetItem", "PutItem", "UpdateItem")),
-	"GetContactFunction":    read("DataTable"),
-	"SendMessageFunction":   mutation(write("DataTable", "GetItem", "PutItem", "ConditionCheckItem")),
-	"ImportCatalogFunction": mutation(write("DataTable", "GetItem", "PutItem")),
-	"RunScenarioFunction":   mutation(write("DataTable", "GetItem", "PutItem", "ConditionCheckItem")),
-	"ListContactsFunction":  query("DataTable"),
-	"CountContactsFunction": query("DataTable"),
-	"ListMessagesFunction":  query("DataTable", "gsi1"),
+	"NotFoundFunction":        nil,
+	"DashboardFunction":       nil,
+	"GetApiReferenceFunction": nil,
+	"CreateContactFunction":   mutation(write("DataTable", "GetItem", "PutItem", "UpdateItem")),
+	"GetContactFunction":      read("DataTable"),
+	"SendMessageFunction":     mutation(write("DataTable", "GetItem", "PutItem", "ConditionCheckItem")),
+	"ImportCatalogFunction":   mutation(write("DataTable", "GetItem", "PutItem")),
+	"RunScenarioFunction":     mutation(write("DataTable", "GetItem", "PutItem", "ConditionCheckItem")),
+	"ListContactsFunction":    query("DataTable"),
+	"CountContactsFunction":   query("DataTable"),
+	"ListMessagesFunction":    query("DataTable", "gsi1"),
 
 	"CreateWebhookEndpointFunction": mutation(write("DataTable", "GetItem", "PutItem", "UpdateItem")),
 	"ListWebhookEndpointsFunction":  query("DataTable"),

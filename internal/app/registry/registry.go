@@ -40,7 +40,8 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 	"ListEventsFunction": app.ListEvents,
 	"GetEventFunction":   app.GetEvent,
 
-	"DashboardFunction": app.Dashboard,
+	"DashboardFunction":       app.Dashboard,
+	"GetApiReferenceFunction": app.GetApiReference,
 }
 
 // Stream maps DynamoDB stream consumers to their builders.

@@ -1,0 +1,207 @@
+package apicontract_test
+
+import (
+	"maps"
+	"net/http"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/botix/public-api/infra/apicontract"
+	"github.com/botix/public-api/infra/template"
+	"github.com/botix/public-api/internal/domain"
+	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/sdk"
+	"github.com/botix/public-api/sdk/botix"
+)
+
+type document struct {
+	Paths      map[string]map[string]yaml.Node `yaml:"paths"`
+	Webhooks   map[string]yaml.Node            `yaml:"webhooks"`
+	Components struct {
+		Schemas map[string]struct {
+			Enum []string `yaml:"enum"`
+		} `yaml:"schemas"`
+	} `yaml:"components"`
+}
+
+func load(t *testing.T) document {
+	t.Helper()
+	var d document
+	if err := yaml.Unmarshal(sdk.OpenAPI, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+// TestEveryRouteIsDocumented: the document's operations are exactly the
+// routes of template.yaml ($default, which answers any unknown path, aside).
+func TestEveryRouteIsDocumented(t *testing.T) {
+	if _, err := apicontract.New(sdk.OpenAPI); err != nil {
+		t.Fatal(err)
+	}
+	d := load(t)
+	tpl, err := template.LoadRepo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, r := range tpl.Routes() {
+		if r.Key == "$default" {
+			continue
+		}
+		path := strings.ReplaceAll(r.Path, "+}", "}")
+		ms := []string{strings.ToLower(r.Method)}
+		if r.Method == "ANY" {
+			ms = []string{"get", "post", "put", "patch", "delete"}
+		}
+		for _, m := range ms {
+			served[m+" "+path] = true
+			if _, ok := d.Paths[path][m]; !ok {
+				t.Errorf("route %s (%s) is not in sdk/openapi.yaml as %s %s", r.Key, r.Function, m, path)
+			}
+		}
+	}
+	for path, item := range d.Paths {
+		for m := range item {
+			if slices.Contains(methods, m) && !served[m+" "+path] {
+				t.Errorf("sdk/openapi.yaml has %s %s, which no route of template.yaml serves", m, path)
+			}
+		}
+	}
+}
+
+// TestCodesAndEventsMatchTheCode: the document's error codes are the code
+// table's, and its webhooks and event type enum are the event types the
+// code can emit.
+func TestCodesAndEventsMatchTheCode(t *testing.T) {
+	d := load(t)
+	var codes []string
+	for c := range httpapi.Codes() {
+		codes = append(codes, string(c))
+	}
+	sort.Strings(codes)
+	documented := slices.Sorted(slices.Values(d.Components.Schemas["ErrorCode"].Enum))
+	if !slices.Equal(codes, documented) {
+		t.Errorf("ErrorCode enum %v; the code table has %v", documented, codes)
+	}
+	types := slices.Sorted(slices.Values(domain.EventTypes))
+	if got := slices.Sorted(slices.Values(d.Components.Schemas["EventType"].Enum)); !slices.Equal(got, types) {
+		t.Errorf("EventType enum %v; the code emits %v", got, types)
+	}
+	var hooks []string
+	for name := range d.Webhooks {
+		hooks = append(hooks, name)
+	}
+	if slices.Sort(hooks); !slices.Equal(hooks, types) {
+		t.Errorf("webhooks %v; the code emits %v", hooks, types)
+	}
+}
+
+// TestTheValidatorCatchesDrift: the checks the tests rely on fail on an
+// undeclared status, an undeclared header, an undeclared field, a wrong
+// type, and an invalid request the API accepted.
+func TestTheValidatorCatchesDrift(t *testing.T) {
+	v, err := apicontract.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	contact := `{"id":"ct_01JDQ4Z8M3V6K2N9P5R7T1W0XY","phone":"+79990000000","name":"Ivan","tags":[],"created_at":"2026-11-29T08:48:17.555Z"}`
+	ok := apicontract.Exchange{
+		Method: "GET", URL: "http://127.0.0.1:8080/public/v1/contacts/ct_01JDQ4Z8M3V6K2N9P5R7T1W0XY", Header: http.Header{"Authorization": {"Bearer bx_x"}},
+		Route: "GET /public/v1/contacts/{id}", Status: 200,
+		ResponseHeader: http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"req_01JDQ4Z8M3V6K2N9P5R7T1W0XY"}},
+		ResponseBody:   []byte(contact),
+	}
+	if p := v.Check(ok); len(p) != 0 {
+		t.Fatalf("a conforming exchange: %v", p)
+	}
+	cases := map[string]func(*apicontract.Exchange){
+		"an undeclared status": func(e *apicontract.Exchange) { e.Status = 418 },
+		"an undeclared header": func(e *apicontract.Exchange) { e.ResponseHeader.Set("X-Debug", "1") },
+		"an undeclared field":  func(e *apicontract.Exchange) { e.ResponseBody = []byte(contact[:len(contact)-1] + `,"score":1}`) },
+		"a wrong type": func(e *apicontract.Exchange) {
+			e.ResponseBody = []byte(strings.Replace(contact, `"tags":[]`, `"tags":"none"`, 1))
+		},
+		"no X-Request-Id": func(e *apicontract.Exchange) { e.ResponseHeader.Del("X-Request-Id") },
+		"an invalid request accepted": func(e *apicontract.Exchange) {
+			e.Method, e.URL, e.Route, e.Status = "POST", "http://127.0.0.1:8080/public/v1/contacts", "POST /public/v1/contacts", 201
+			e.Header.Set("Content-Type", "application/json")
+			e.Header.Set("Idempotency-Key", "3f0c8a4e-2d3b-4c8e-9f1a-7b6d5e4c3a21")
+			e.Body = []byte(`{"phone":"8 999 000-00-00","name":"Ivan"}`)
+		},
+	}
+	for name, breakIt := range cases {
+		t.Run(name, func(t *testing.T) {
+			e := ok
+			e.Header, e.ResponseHeader = ok.Header.Clone(), ok.ResponseHeader.Clone()
+			breakIt(&e)
+			if p := v.Check(e); len(p) == 0 {
+				t.Fatal("not caught")
+			}
+		})
+	}
+}
+
+// jsonFields are the JSON names of a struct's fields, embedded structs
+// included, json:"-" left out.
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-":
+		case f.Anonymous && name == "":
+			out = append(out, jsonFields(f.Type)...)
+		case f.IsExported():
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TestSDKTypesMatchTheSchemas: each type of the Go SDK has a field for
+// every property of its schema, and no field the schema lacks.
+func TestSDKTypesMatchTheSchemas(t *testing.T) {
+	var d struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]yaml.Node `yaml:"properties"`
+			} `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(sdk.OpenAPI, &d); err != nil {
+		t.Fatal(err)
+	}
+	pairs := map[string]any{
+		"Contact": botix.Contact{}, "ContactCreate": botix.ContactCreate{}, "Count": botix.ContactCount{},
+		"Message": botix.Message{}, "MessageCreate": botix.MessageCreate{},
+		"CatalogImport": botix.CatalogImport{}, "CatalogImportCreate": botix.CatalogImportCreate{},
+		"ScenarioRun": botix.ScenarioRun{}, "ScenarioRunCreate": botix.ScenarioRunCreate{},
+		"WebhookEndpoint": botix.WebhookEndpoint{}, "WebhookEndpointWithSecret": botix.WebhookEndpointWithSecret{},
+		"WebhookEndpointCreate": botix.WebhookEndpointCreate{}, "WebhookEndpointUpdate": botix.WebhookEndpointUpdate{},
+		"Deleted": botix.Deleted{}, "TestEvent": botix.TestEvent{}, "Recovery": botix.Recovery{},
+		"Delivery": botix.Delivery{}, "DeliveryDetail": botix.DeliveryDetail{}, "Attempt": botix.Attempt{},
+		"DeliveryRequest": botix.DeliveryRequest{}, "Counts": botix.Counts{}, "DeliveryStats": botix.DeliveryStats{},
+		"Inspector": botix.Inspector{}, "InspectorRequest": botix.InspectorRequest{}, "Event": botix.Event{},
+	}
+	for schema, v := range pairs {
+		props, ok := d.Components.Schemas[schema]
+		if !ok {
+			t.Errorf("no schema %s", schema)
+			continue
+		}
+		want := slices.Sorted(maps.Keys(props.Properties))
+		got := slices.Sorted(slices.Values(jsonFields(reflect.TypeOf(v))))
+		if !slices.Equal(got, want) {
+			t.Errorf("botix.%s has fields %v; schema %s has %v", reflect.TypeOf(v).Name(), got, schema, want)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+// Package apidoc serves the API's OpenAPI document (sdk/openapi.yaml) as
+// JSON: converted once, with a content-hash ETag.
+package apidoc
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/botix/public-api/sdk"
+)
+
+// Document is the OpenAPI document as JSON with its ETag.
+type Document struct {
+	JSON []byte
+	ETag string
+}
+
+var (
+	once sync.Once
+	doc  Document
+	err  error
+)
+
+// Load converts the embedded YAML document to JSON (once).
+func Load() (Document, error) {
+	once.Do(func() { doc, err = convert(sdk.OpenAPI) })
+	return doc, err
+}
+
+func convert(src []byte) (Document, error) {
+	var v any
+	if err := yaml.Unmarshal(src, &v); err != nil {
+		return Document{}, fmt.Errorf("apidoc: openapi.yaml: %w", err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Document{}, fmt.Errorf("apidoc: openapi.yaml as JSON: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return Document{JSON: b, ETag: `"` + hex.EncodeToString(sum[:8]) + `"`}, nil
+}
