@@ -24,6 +24,9 @@ import (
 // maxRequestBytes is API Gateway's payload limit for HTTP APIs (10 MB).
 const maxRequestBytes = 10 << 20
 
+// throttled is API Gateway's own body of a throttled request.
+var throttled = []byte(`{"message":"Too Many Requests"}`)
+
 type route struct {
 	key      string
 	method   string // "" for $default, "ANY" for any method
@@ -134,11 +137,11 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	if !r.throttle.allow(time.Now()) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusTooManyRequests)
-		_, _ = io.WriteString(w, `{"message":"Too Many Requests"}`)
+		_, _ = w.Write(throttled)
 		if r.cfg.OnResponse != nil {
 			r.cfg.OnResponse(req, "", http.StatusTooManyRequests)
 		}
-		r.exchange(req, nil, rt.key, http.StatusTooManyRequests, w.Header(), []byte(`{"message":"Too Many Requests"}`))
+		r.exchange(req, nil, rt.key, http.StatusTooManyRequests, w.Header(), throttled)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/botix/public-api/internal/apidoc"
 	"github.com/botix/public-api/internal/httpapi"
@@ -20,10 +19,5 @@ func (d *Reference) OpenAPI(_ context.Context, r *httpapi.Request) (*httpapi.Res
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{"Etag": {doc.ETag}, "Cache-Control": {"public, max-age=300"}}
-	if httpapi.ETagMatches(r.Header.Get("If-None-Match"), doc.ETag) {
-		return &httpapi.Response{Status: http.StatusNotModified, Header: h}, nil
-	}
-	h.Set("Content-Type", "application/json")
-	return &httpapi.Response{Status: http.StatusOK, Header: h, Body: doc.JSON}, nil
+	return httpapi.Revalidated(r, "application/json", doc.JSON, doc.ETag, "public, max-age=300"), nil
 }

@@ -3,14 +3,13 @@
 package apidoc
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/sdk"
 )
 
@@ -41,6 +40,5 @@ func convert(src []byte) (Document, error) {
 	if err != nil {
 		return Document{}, fmt.Errorf("apidoc: openapi.yaml as JSON: %w", err)
 	}
-	sum := sha256.Sum256(b)
-	return Document{JSON: b, ETag: `"` + hex.EncodeToString(sum[:8]) + `"`}, nil
+	return Document{JSON: b, ETag: `"` + httpapi.ContentVersion(b) + `"`}, nil
 }

@@ -7,9 +7,7 @@ package dashboard
 
 import (
 	"context"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"fmt"
 	"html"
 	"io/fs"
@@ -40,12 +38,12 @@ var SecurityHeaders = http.Header{
 	"X-Frame-Options":        {"DENY"},
 }
 
-// asset is one file as served: its bytes, media type and validator.
+// asset is one file as served: its bytes, media type and content version
+// (its URL's ?v= and, quoted, its ETag).
 type asset struct {
 	body        []byte
 	contentType string
-	etag        string
-	version     string // the first 12 hex digits of its SHA-256
+	version     string
 }
 
 // Site is the dashboard's files, read once at init.
@@ -92,13 +90,11 @@ func New(eventTypes []string) (*Site, error) {
 }
 
 func newAsset(b []byte, name string) asset {
-	sum := sha256.Sum256(b)
-	v := hex.EncodeToString(sum[:])[:12]
 	ct := mime.TypeByExtension(path.Ext(name))
 	if strings.HasPrefix(ct, "text/") && !strings.Contains(ct, "charset") {
 		ct += "; charset=utf-8"
 	}
-	return asset{body: b, contentType: ct, etag: `"` + v + `"`, version: v}
+	return asset{body: b, contentType: ct, version: httpapi.ContentVersion(b)}
 }
 
 // Serve is GET /dashboard and GET /dashboard/{proxy+}. A path with a file
@@ -118,10 +114,5 @@ func (s *Site) Serve(_ context.Context, r *httpapi.Request) (*httpapi.Response, 
 			cache = "public, max-age=31536000, immutable"
 		}
 	}
-	h := http.Header{"Etag": {a.etag}, "Cache-Control": {cache}}
-	if match := r.Header.Get("If-None-Match"); match != "" && httpapi.ETagMatches(match, a.etag) {
-		return &httpapi.Response{Status: http.StatusNotModified, Header: h}, nil
-	}
-	h.Set("Content-Type", a.contentType)
-	return &httpapi.Response{Status: http.StatusOK, Header: h, Body: a.body}, nil
+	return httpapi.Revalidated(r, a.contentType, a.body, `"`+a.version+`"`, cache), nil
 }

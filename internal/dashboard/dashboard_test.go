@@ -43,7 +43,7 @@ func TestServe(t *testing.T) {
 		{name: "a view's path is the page", proxy: "deliveries/dlv_01J0000000000000000000000", query: "status=dead", status: 200, contentType: "text/html; charset=utf-8", cache: "no-cache"},
 		{name: "an asset with its content hash is cached for good", proxy: "app.js", query: "v=" + js.version, status: 200, contentType: "text/javascript; charset=utf-8", cache: "public, max-age=31536000, immutable"},
 		{name: "an asset with another hash is revalidated", proxy: "app.js", query: "v=000000000000", status: 200, contentType: "text/javascript; charset=utf-8", cache: "no-cache"},
-		{name: "a matching ETag is 304 without a body", proxy: "app.js", header: http.Header{"If-None-Match": {`W/"x", ` + js.etag}}, status: 304, cache: "no-cache"},
+		{name: "a matching ETag is 304 without a body", proxy: "app.js", header: http.Header{"If-None-Match": {`W/"x", "` + js.version + `"`}}, status: 304, cache: "no-cache"},
 		{name: "a stale ETag gets the file", proxy: "app.css", header: http.Header{"If-None-Match": {`"old"`}}, status: 200, contentType: "text/css; charset=utf-8", cache: "no-cache"},
 		{name: "an unknown file is 404 NOT_FOUND", proxy: "secrets.json", code: apierr.NotFound},
 		{name: "no path escapes the embedded files", proxy: "../dashboard.go", code: apierr.NotFound},

@@ -6,6 +6,8 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -66,9 +68,30 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// ETagMatches reports whether an If-None-Match header names etag (weak
+// ContentVersion is a short content hash of body (12 hex digits of its
+// SHA-256): an asset's version in its URL and, quoted, its ETag.
+func ContentVersion(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:6])
+}
+
+// Revalidated answers a static body with its validator: 304 without a body
+// when the request's If-None-Match names etag, else 200 with the body.
+func Revalidated(r *Request, contentType string, body []byte, etag, cacheControl string) *Response {
+	h := http.Header{"Etag": {etag}, "Cache-Control": {cacheControl}}
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		return &Response{Status: http.StatusNotModified, Header: h}
+	}
+	h.Set("Content-Type", contentType)
+	return &Response{Status: http.StatusOK, Header: h, Body: body}
+}
+
+// etagMatches reports whether an If-None-Match header names etag (weak
 // comparison; "*" matches anything).
-func ETagMatches(ifNoneMatch, etag string) bool {
+func etagMatches(ifNoneMatch, etag string) bool {
+	if ifNoneMatch == "" {
+		return false
+	}
 	for _, t := range strings.Split(ifNoneMatch, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
 		if t == etag || t == "*" {

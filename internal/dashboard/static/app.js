@@ -222,20 +222,25 @@ async function listAll(path, max = 500) {
   return out;
 }
 
-// button runs a click's operation with the button disabled, and shows its
-// failure (409, 5xx, a network error) instead of doing nothing.
+// busy runs an operation with its control disabled and hands a failure
+// (409, 5xx, a network error) to show: never a silent no-op.
+async function busy(control, run, show) {
+  control.disabled = true;
+  try {
+    await run();
+  } catch (err) {
+    if (!err.loggedOut) show(err);
+  } finally {
+    control.disabled = false;
+  }
+}
+
+// button runs a click's operation busy, its failure in the flash area.
 function button(label, cls, run) {
   const b = el('button', { type: 'button', class: cls || null }, label);
-  b.addEventListener('click', async () => {
-    b.disabled = true;
+  b.addEventListener('click', () => {
     clearFlash();
-    try {
-      await run(b);
-    } catch (err) {
-      if (!err.loggedOut) flash('error', errorBox(err));
-    } finally {
-      b.disabled = false;
-    }
+    busy(b, () => run(b), err => flash('error', errorBox(err)));
   });
   return b;
 }
@@ -521,7 +526,9 @@ function detail(id) {
   const captured = el('div', { id: 'captured' });
   view().append(head, actions, result, el('h2', {}, 'Attempts'), attempts, captured, el('h2', {}, 'Payload'), payload);
 
+  let shownAttempts = 0;
   function paint(d, eps) {
+    shownAttempts = (d.attempts || []).length;
     head.replaceChildren(el('div', { class: 'card' }, el('dl', { class: 'facts' },
       fact('Delivery', el('code', {}, d.id)),
       fact('Status', badge(d.status)),
@@ -556,7 +563,7 @@ function detail(id) {
     paint(d, eps);
     actions.replaceChildren(
       button('Retry now', null, async () => {
-        const before = (await get('/webhook-deliveries/' + encodeURIComponent(id))).attempts.length;
+        const before = shownAttempts;
         const r = await mutate('POST', '/webhook-deliveries/' + encodeURIComponent(id) + '/retry');
         result.replaceChildren(noticeBox('Retry queued: a manual attempt is on its way.', r.requestId));
         await refreshUntil(before);
@@ -657,22 +664,16 @@ function recoverForm(eps) {
     el('label', { for: 'recover-since' }, 'Failed or dead since', since),
     el('button', { type: 'submit' }, 'Recover since…'),
     out);
-  form.addEventListener('submit', async e => {
+  form.addEventListener('submit', e => {
     e.preventDefault();
-    const submit = form.querySelector('button[type=submit]');
-    submit.disabled = true;
-    try {
+    busy(form.querySelector('button[type=submit]'), async () => {
       const sinceISO = fromLocalInput(since.value);
       if (!sinceISO) throw new Error('choose a time to recover from');
       const epID = form.elements['recover-endpoint'].value;
       if (!epID) throw new Error('there is no endpoint to recover');
       const r = await mutate('POST', '/webhook-endpoints/' + epID + '/recover', { since: sinceISO });
       out.replaceChildren(noticeBox(`Recovery ${r.data.recovery_id} queued: ${r.data.deliveries} failed or dead deliveries since ${r.data.since} will be sent again.`, r.requestId));
-    } catch (err) {
-      if (!err.loggedOut) out.replaceChildren(errorBox(err));
-    } finally {
-      submit.disabled = false;
-    }
+    }, err => out.replaceChildren(errorBox(err)));
   });
   if (eps.length === 0) return el('p', { class: 'muted' }, 'No endpoints, nothing to recover.');
   return form;
@@ -734,22 +735,16 @@ function createForm(top, done) {
     el('div', { class: 'inline form' }, el('label', { for: 'new-url' }, 'URL', url), el('label', { for: 'new-description' }, 'Description (optional)', desc)),
     eventsFieldset('new', ['*']),
     el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Create endpoint')));
-  form.addEventListener('submit', async e => {
+  form.addEventListener('submit', e => {
     e.preventDefault();
-    const submit = form.querySelector('button[type=submit]');
-    submit.disabled = true;
-    try {
+    busy(form.querySelector('button[type=submit]'), async () => {
       const body = { url: url.value.trim(), events: checkedEvents(form) };
       if (desc.value.trim()) body.description = desc.value.trim();
       const r = await mutate('POST', '/webhook-endpoints', body);
       top.replaceChildren(secretPanel('Signing secret of ' + r.data.id, r.data.secret));
       form.reset();
       await done();
-    } catch (err) {
-      if (!err.loggedOut) top.replaceChildren(errorBox(err));
-    } finally {
-      submit.disabled = false;
-    }
+    }, err => top.replaceChildren(errorBox(err)));
   });
   return form;
 }
@@ -796,14 +791,12 @@ function endpointCard(ep, top, refresh) {
       el('div', { class: 'inline form' }, el('label', { for: ep.id + '-url' }, 'URL', url), el('label', { for: ep.id + '-description' }, 'Description', desc)),
       eventsFieldset(ep.id, ep.events),
       el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Save'), el('button', { type: 'button', class: 'secondary', onclick: show }, 'Cancel')), out);
-    form.addEventListener('submit', async e => {
+    form.addEventListener('submit', e => {
       e.preventDefault();
-      try {
+      busy(form.querySelector('button[type=submit]'), async () => {
         await mutate('PATCH', path, { url: url.value.trim(), description: desc.value.trim(), events: checkedEvents(form) });
         await refresh();
-      } catch (err) {
-        if (!err.loggedOut) out.replaceChildren(errorBox(err));
-      }
+      }, err => out.replaceChildren(errorBox(err)));
     });
     card.replaceChildren(el('strong', {}, 'Edit ' + ep.id), form);
     url.focus();
