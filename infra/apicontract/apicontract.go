@@ -20,20 +20,13 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
+	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/sdk"
 )
 
-// Exchange is one request and its answer, read whole.
-type Exchange struct {
-	Method, URL string
-	Header      http.Header
-	Body        []byte
-	// Route is the route key that served it ("$default" for no route).
-	Route          string
-	Status         int
-	ResponseHeader http.Header
-	ResponseBody   []byte
-}
+// Exchange is one request and its answer, read whole, as the local
+// runtime's API Gateway records them.
+type Exchange = local.Exchange
 
 // Validator checks exchanges; it is safe for concurrent use.
 type Validator struct {

@@ -9,7 +9,7 @@ import (
 )
 
 // cpuSample is CPU time used so far: by this process (which runs the
-// functions, the local runtime and kumo) and by the whole machine.
+// functions, the local runtime and its SQS and Scheduler) and by the whole machine.
 type cpuSample struct {
 	self, machine time.Duration
 }

@@ -107,7 +107,7 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 	fprintf(out, "| deliveries per second (end to end) | %.0f |\n", float64(cfg.Events)/elapsed.Seconds())
 	fprintf(out, "| DynamoDB calls per delivery, deliver function | %.2f (%s) |\n", float64(len(deliverCalls.Ops()))/float64(cfg.Events), dc)
 	fprintf(out, "| DynamoDB calls per event, dispatch function | %.2f (%s) |\n", float64(len(dispatchCalls.Ops()))/float64(cfg.Events), countOps(dispatchCalls.Ops()))
-	fprintf(out, "| share of the machine's busy CPU used by the functions + runtime + kumo (the rest is DynamoDB Local) | %.0f%% |\n", share*100)
+	fprintf(out, "| share of the machine's busy CPU used by the functions + runtime with its SQS and Scheduler (the rest is DynamoDB Local) | %.0f%% |\n", share*100)
 	return nil
 }
 

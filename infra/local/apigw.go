@@ -17,7 +17,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/botix/public-api/infra/apicontract"
 	"github.com/botix/public-api/infra/template"
 )
 
@@ -183,6 +182,20 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	r.exchange(req, body, rt.key, resp.StatusCode, w.Header(), out)
 }
 
+// Exchange is one request and its answer, read whole. (Package
+// apicontract checks them; it is not imported here, so that make run does
+// not compile an OpenAPI validator.)
+type Exchange struct {
+	Method, URL string
+	Header      http.Header
+	Body        []byte
+	// Route is the route key that served it ("$default" for no route).
+	Route          string
+	Status         int
+	ResponseHeader http.Header
+	ResponseBody   []byte
+}
+
 // exchange hands a request and its answer to Config.OnExchange.
 func (r *Runtime) exchange(req *http.Request, body []byte, route string, status int, header http.Header, out []byte) {
 	if r.cfg.OnExchange == nil {
@@ -190,7 +203,7 @@ func (r *Runtime) exchange(req *http.Request, body []byte, route string, status 
 	}
 	u := *req.URL
 	u.Scheme, u.Host = "http", req.Host
-	r.cfg.OnExchange(apicontract.Exchange{
+	r.cfg.OnExchange(Exchange{
 		Method: req.Method, URL: u.String(), Header: req.Header.Clone(), Body: body, Route: route,
 		Status: status, ResponseHeader: header.Clone(), ResponseBody: out,
 	})

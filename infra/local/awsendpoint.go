@@ -15,13 +15,16 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/botix/public-api/infra/awsemu"
 )
 
 // The local AWS endpoint: one address where the AWS APIs the runbook uses
 // answer the real AWS CLI and SDKs, unchanged apart from --endpoint-url —
-// Lambda Invoke of every function of the template, SQS (queue URLs point
-// here; message move tasks are played here, as the console's "Start DLQ
-// redrive" uses them), EventBridge Scheduler, and DynamoDB.
+// Lambda Invoke of every function of the template, SQS and EventBridge
+// Scheduler (package awsemu, in process: queue URLs point here, and the
+// message move tasks the console's "Start DLQ redrive" runs work), and
+// DynamoDB (DynamoDB Local behind a proxy).
 //
 // Requests are told apart as the services tell them apart: X-Amz-Target for
 // the JSON protocols (DynamoDB_20120810.*, AmazonSQS.*), the path for
@@ -49,11 +52,7 @@ func (r *Runtime) serveAWSEndpoint() error {
 	if err != nil {
 		return err
 	}
-	k, err := url.Parse(r.kumo.URL)
-	if err != nil {
-		return err
-	}
-	r.ddbProxy, r.kumoProxy = httputil.NewSingleHostReverseProxy(ddb), httputil.NewSingleHostReverseProxy(k)
+	r.ddbProxy = httputil.NewSingleHostReverseProxy(ddb)
 	r.awsServer = &http.Server{Handler: http.HandlerFunc(r.serveAWS), ReadHeaderTimeout: 10 * time.Second}
 	l := r.awsListener
 	go func() { _ = r.awsServer.Serve(l) }()
@@ -68,11 +67,14 @@ func (r *Runtime) serveAWS(w http.ResponseWriter, req *http.Request) {
 	case strings.HasPrefix(target, "DynamoDB_20120810."), strings.HasPrefix(target, "DynamoDBStreams_20120810."):
 		r.ddbProxy.ServeHTTP(w, req)
 	case strings.HasPrefix(target, "AmazonSQS."):
-		r.serveSQS(w, req, strings.TrimPrefix(target, "AmazonSQS."))
+		r.sqs.ServeHTTP(w, req)
 	case strings.HasPrefix(req.URL.Path, invokePrefix) && strings.HasSuffix(req.URL.Path, "/invocations") && req.Method == http.MethodPost:
 		r.serveInvoke(w, req)
-	case strings.HasPrefix(req.URL.Path, "/schedules"), strings.HasPrefix(req.URL.Path, "/schedule-groups"):
-		r.kumoProxy.ServeHTTP(w, req)
+	case awsemu.IsScheduler(req):
+		r.sched.ServeHTTP(w, req)
+	case strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded"):
+		// SQS's query protocol, which SDKs and CLIs used until 2024.
+		writeAWSError(w, http.StatusBadRequest, "UnsupportedProtocol", "the local SQS speaks SQS's JSON protocol only (X-Amz-Target: AmazonSQS.*); this request uses the older query protocol: update the AWS CLI or SDK")
 	default:
 		writeAWSError(w, http.StatusBadRequest, "UnknownOperationException", "the local AWS endpoint serves Lambda Invoke, SQS, EventBridge Scheduler and DynamoDB; not "+req.Method+" "+req.URL.Path+" "+target)
 	}
@@ -188,88 +190,3 @@ func handleJSON[In, Out any](ctx context.Context, payload []byte, h func(context
 	}
 	return json.Marshal(out)
 }
-
-// serveSQS forwards SQS to kumo with queue URLs rewritten between kumo's
-// address and this endpoint's, and plays the message move tasks itself.
-func (r *Runtime) serveSQS(w http.ResponseWriter, req *http.Request, op string) {
-	body, err := io.ReadAll(io.LimitReader(req.Body, 2<<20))
-	if err != nil {
-		writeAWSError(w, http.StatusBadRequest, "com.amazonaws.sqs#InvalidAddress", err.Error())
-		return
-	}
-	var in map[string]any
-	if len(bytes.TrimSpace(body)) > 0 {
-		if err := json.Unmarshal(body, &in); err != nil {
-			writeAWSError(w, http.StatusBadRequest, "com.amazonaws.sqs#InvalidParameterValue", "the body is not JSON")
-			return
-		}
-	}
-	switch op {
-	case "StartMessageMoveTask", "ListMessageMoveTasks", "CancelMessageMoveTask":
-		out, status, err := r.moveTasks.serve(r, op, in)
-		if err != nil {
-			writeAWSError(w, status, err.code, err.message)
-			return
-		}
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		_ = json.NewEncoder(w).Encode(out)
-		return
-	}
-	fwd, _ := json.Marshal(in)
-	proxied, err := http.NewRequestWithContext(req.Context(), http.MethodPost, r.kumo.URL+"/", bytes.NewReader(fwd))
-	if err != nil {
-		writeAWSError(w, http.StatusInternalServerError, "InternalError", err.Error())
-		return
-	}
-	for _, h := range []string{"X-Amz-Target", "Content-Type", "Authorization", "X-Amz-Date"} {
-		proxied.Header.Set(h, req.Header.Get(h))
-	}
-	resp, err := http.DefaultClient.Do(proxied)
-	if err != nil {
-		writeAWSError(w, http.StatusServiceUnavailable, "ServiceUnavailable", err.Error())
-		return
-	}
-	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if json.Unmarshal(got, &out) == nil && resp.StatusCode < 300 {
-		rewriteQueueURLs(out, r.AWSURL)
-		got, _ = json.Marshal(out)
-	}
-	for k, v := range resp.Header {
-		if k != "Content-Length" {
-			w.Header()[k] = v
-		}
-	}
-	w.WriteHeader(resp.StatusCode)
-	_, _ = w.Write(got)
-}
-
-// rewriteQueueURLs points the queue URLs of an SQS response at base. kumo
-// names queues by a fixed address of its own, and finds a queue by its
-// URL's path whatever the host, so requests need no rewriting.
-func rewriteQueueURLs(m map[string]any, base string) {
-	swap := func(v any) any {
-		if s, ok := v.(string); ok {
-			return onBase(s, base)
-		}
-		return v
-	}
-	for _, k := range []string{"QueueUrl"} {
-		if v, ok := m[k]; ok {
-			m[k] = swap(v)
-		}
-	}
-	if list, ok := m["QueueUrls"].([]any); ok {
-		for i := range list {
-			list[i] = swap(list[i])
-		}
-	}
-}
-
-// awsError is an error the endpoint answers in the AWS shape.
-type awsError struct {
-	code, message string
-}
-
-func (e *awsError) Error() string { return e.code + ": " + e.message }

@@ -50,7 +50,7 @@ func (r *Runtime) logicalResource(physical string) string {
 		}
 	}
 	for id, q := range r.queues {
-		if q.url == physical {
+		if q.URL() == physical {
 			return id
 		}
 	}

@@ -4,31 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"runtime/debug"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/scheduler"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/botix/public-api/infra/awsemu"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
 )
 
-type queue struct {
-	url, arn string
-}
-
-// createQueues creates the template's SQS queues in kumo (dead-letter
-// targets first) and its schedule groups.
-func (r *Runtime) createQueues(ctx context.Context) error {
-	r.queues = map[string]queue{}
-	r.deadLetterTargets = map[string]string{}
+// createQueues creates the template's SQS queues (dead-letter targets
+// first) and its schedule groups in the in-process emulators.
+func (r *Runtime) createQueues() error {
+	r.queues = map[string]*awsemu.Queue{}
 	ids := r.cfg.Template.OfType("AWS::SQS::Queue")
 	res := r.resolver()
 	for pending := ids; len(pending) > 0; {
@@ -52,21 +43,16 @@ func (r *Runtime) createQueues(ctx context.Context) error {
 				}
 				b, _ := json.Marshal(map[string]string{"deadLetterTargetArn": target, "maxReceiveCount": fmt.Sprint(rp["maxReceiveCount"])})
 				attrs["RedrivePolicy"] = string(b)
-				r.deadLetterTargets[id] = target
 			}
 			name := r.stackName() + "-" + id
 			if n, ok := p["QueueName"].(string); ok {
 				name = n
 			}
-			out, err := r.sqs.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+			q, err := r.sqs.CreateQueue(name, attrs)
 			if err != nil {
 				return fmt.Errorf("local: create queue %s: %w", id, err)
 			}
-			a, err := r.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
-			if err != nil {
-				return err
-			}
-			r.queues[id] = queue{url: aws.ToString(out.QueueUrl), arn: a.Attributes["QueueArn"]}
+			r.queues[id] = q
 		}
 		if len(later) == len(pending) {
 			return fmt.Errorf("local: queues %v reference dead-letter queues that cannot be created", later)
@@ -78,10 +64,9 @@ func (r *Runtime) createQueues(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := r.sched.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String(name)}); err != nil {
+		if err := r.sched.CreateGroup(name); err != nil {
 			return fmt.Errorf("local: create schedule group %s: %w", name, err)
 		}
-		r.groups = append(r.groups, name)
 	}
 	return nil
 }
@@ -132,31 +117,25 @@ func asSlice(v any) []any {
 // their visibility timeout, as in AWS.
 func (r *Runtime) pollQueue(ctx context.Context, m *sqsMapping) {
 	q := r.queues[m.queue]
+	wait := time.Second
 	for ctx.Err() == nil {
-		out, err := r.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
-			QueueUrl: aws.String(q.url), MaxNumberOfMessages: int32(min(m.batchSize, 10)), WaitTimeSeconds: 1,
-			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
-			MessageAttributeNames:       []string{"All"},
-		})
-		if err != nil || len(out.Messages) == 0 {
+		msgs, err := q.Receive(ctx, awsemu.ReceiveOptions{Max: min(m.batchSize, awsemu.MaxBatchEntries), Wait: &wait})
+		if err != nil || len(msgs) == 0 {
 			if err != nil {
+				r.cfg.Log.Error("local: receive failed", "queue", q.Name(), "error", err.Error())
 				sleepCtx(ctx, 200*time.Millisecond)
 			}
 			continue
 		}
 		ev := events.SQSEvent{}
-		for _, msg := range out.Messages {
-			ev.Records = append(ev.Records, sqsRecord(msg, q.arn))
+		for _, msg := range msgs {
+			ev.Records = append(ev.Records, sqsRecord(msg, q.ARN()))
 		}
 		failed := r.invokeQueue(ctx, m, ev)
-		var entries []sqstypes.DeleteMessageBatchRequestEntry
-		for i, msg := range out.Messages {
-			if !failed[aws.ToString(msg.MessageId)] {
-				entries = append(entries, sqstypes.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: msg.ReceiptHandle})
+		for _, msg := range msgs {
+			if !failed[msg.ID] {
+				_ = q.Delete(msg.ReceiptHandle)
 			}
-		}
-		if len(entries) > 0 {
-			_, _ = r.sqs.DeleteMessageBatch(context.WithoutCancel(ctx), &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(q.url), Entries: entries})
 		}
 	}
 }
@@ -195,34 +174,30 @@ func (r *Runtime) invokeQueue(ctx context.Context, m *sqsMapping, ev events.SQSE
 	return failed
 }
 
-func sqsRecord(msg sqstypes.Message, arn string) events.SQSMessage {
+func sqsRecord(msg awsemu.Message, arn string) events.SQSMessage {
 	rec := events.SQSMessage{
-		MessageId: aws.ToString(msg.MessageId), ReceiptHandle: aws.ToString(msg.ReceiptHandle), Body: aws.ToString(msg.Body),
-		Md5OfBody: aws.ToString(msg.MD5OfBody), Attributes: msg.Attributes, EventSource: "aws:sqs", EventSourceARN: arn, AWSRegion: Region,
+		MessageId: msg.ID, ReceiptHandle: msg.ReceiptHandle, Body: msg.Body, Md5OfBody: msg.MD5OfBody, Attributes: msg.System,
+		EventSource: "aws:sqs", EventSourceARN: arn, AWSRegion: Region,
 	}
-	if len(msg.MessageAttributes) > 0 {
+	if len(msg.Attributes) > 0 {
+		rec.Md5OfMessageAttributes = msg.MD5OfAttrs
 		rec.MessageAttributes = map[string]events.SQSMessageAttribute{}
-		for k, v := range msg.MessageAttributes {
-			rec.MessageAttributes[k] = events.SQSMessageAttribute{DataType: aws.ToString(v.DataType), StringValue: v.StringValue}
+		for k, v := range msg.Attributes {
+			a := events.SQSMessageAttribute{DataType: v.DataType, BinaryValue: v.BinaryValue}
+			if v.StringValue != "" {
+				a.StringValue = &v.StringValue
+			}
+			rec.MessageAttributes[k] = a
 		}
 	}
 	return rec
 }
 
-// Queue returns a queue of the template (by logical id) as the local AWS
-// endpoint names it: its URL there, and its ARN.
+// Queue returns a queue of the template (by logical id): its URL on the
+// local AWS endpoint, and its ARN.
 func (r *Runtime) Queue(id string) (url, arn string) {
 	q := r.queues[id]
-	return onBase(q.url, r.AWSURL), q.arn
-}
-
-// onBase moves a URL to another scheme and host, keeping its path.
-func onBase(raw, base string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Path == "" {
-		return raw
-	}
-	return base + u.Path
+	return q.URL(), q.ARN()
 }
 
 // QueueIDs returns the logical ids of the template's queues, sorted.
@@ -235,16 +210,14 @@ func (r *Runtime) QueueIDs() []string {
 	return out
 }
 
-// QueueDepth returns how many messages a queue holds (visible and in
-// flight).
-func (r *Runtime) QueueDepth(ctx context.Context, id string) (int, error) {
-	out, err := r.sqs.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(r.queues[id].url), AttributeNames: []sqstypes.QueueAttributeName{
-		sqstypes.QueueAttributeNameApproximateNumberOfMessages, sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible,
-	}})
-	if err != nil {
-		return 0, err
-	}
-	a, _ := strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)])
-	b, _ := strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)])
-	return a + b, nil
+// QueueDepth returns how many messages a queue holds (visible, in flight
+// and delayed).
+func (r *Runtime) QueueDepth(_ context.Context, id string) (int, error) {
+	visible, inFlight, delayed := r.queues[id].Depth()
+	return visible + inFlight + delayed, nil
+}
+
+// PendingSchedules counts the schedules waiting to fire.
+func (r *Runtime) PendingSchedules(context.Context) (int, error) {
+	return r.sched.Pending(), nil
 }

@@ -244,4 +244,32 @@ func TestRunbookThroughTheLocalAWSEndpoint(t *testing.T) {
 			t.Fatalf("attempts %v %v", out, err)
 		}
 	})
+	t.Run("the endpoint says what it does not serve", func(t *testing.T) {
+		cases := []struct {
+			name, contentType, target, body, want string
+		}{
+			{"SQS's old query protocol", "application/x-www-form-urlencoded", "", "Action=ListQueues", "UnsupportedProtocol"},
+			{"an SQS operation it does not have", "application/x-amz-json-1.0", "AmazonSQS.TagQueue", "{}", "UnsupportedOperation"},
+			{"another service", "application/x-amz-json-1.1", "AWSEvents.PutEvents", "{}", "UnknownOperationException"},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				req, _ := http.NewRequest(http.MethodPost, rt.AWSURL+"/", strings.NewReader(tc.body))
+				req.Header.Set("Content-Type", tc.contentType)
+				if tc.target != "" {
+					req.Header.Set("X-Amz-Target", tc.target)
+				}
+				res, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var body map[string]string
+				_ = json.NewDecoder(res.Body).Decode(&body)
+				res.Body.Close()
+				if res.StatusCode != 400 || !strings.Contains(body["__type"], tc.want) || body["message"] == "" {
+					t.Fatalf("%d %v, want 400 %s with a message", res.StatusCode, body, tc.want)
+				}
+			})
+		}
+	})
 }

@@ -23,12 +23,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
-	"github.com/aws/aws-sdk-go-v2/service/scheduler"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/logging"
-	"github.com/sivchari/kumo"
 
-	"github.com/botix/public-api/infra/apicontract"
+	"github.com/botix/public-api/infra/awsemu"
 	"github.com/botix/public-api/infra/ddblocal"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
@@ -78,7 +75,7 @@ type Config struct {
 	OnResponse func(req *http.Request, route string, status int)
 	// OnExchange, if set, gets every API request and its answer, read
 	// whole (the tests check them against the OpenAPI document).
-	OnExchange func(apicontract.Exchange)
+	OnExchange func(Exchange)
 }
 
 // Runtime is a running local system.
@@ -95,11 +92,9 @@ type Runtime struct {
 	streams  *dynamodbstreams.Client
 	mappings []*streamMapping
 	secrets  map[string]map[string]string
-	kumo     *kumo.Server
-	sqs      *sqs.Client
-	sched    *scheduler.Client
-	queues   map[string]queue
-	groups   []string
+	sqs      *awsemu.SQS
+	sched    *awsemu.Scheduler
+	queues   map[string]*awsemu.Queue
 	sqsMaps  []*sqsMapping
 	queue    map[string]app.QueueHandler
 	calls    callLog
@@ -113,14 +108,11 @@ type Runtime struct {
 	listener net.Listener
 	throttle *throttle
 
-	awsServer         *http.Server
-	awsListener       net.Listener
-	ddbProxy          http.Handler
-	kumoProxy         http.Handler
-	moveTasks         moveTasks
-	deadLetterTargets map[string]string // queue id -> its dead-letter queue's ARN
-	stop              context.CancelFunc
-	bg                sync.WaitGroup
+	awsServer   *http.Server
+	awsListener net.Listener
+	ddbProxy    http.Handler
+	stop        context.CancelFunc
+	bg          sync.WaitGroup
 }
 
 // Start provisions the template's resources and starts the functions and
@@ -148,22 +140,10 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := r.generateSecrets(); err != nil {
 		return nil, err
 	}
-	// SQS and EventBridge Scheduler: kumo, in process.
-	r.kumo = kumo.NewServer()
-	started := false
-	defer func() {
-		if !started {
-			r.kumo.Close()
-		}
-	}()
-	r.sqs = sqs.NewFromConfig(awsCfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(r.kumo.URL) })
-	r.sched = scheduler.NewFromConfig(awsCfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(r.kumo.URL) })
-	if err := r.createQueues(ctx); err != nil {
-		return nil, err
-	}
 	if err := r.listen(); err != nil {
 		return nil, err
 	}
+	started := false
 	defer func() {
 		if !started {
 			_ = r.listener.Close()
@@ -177,6 +157,17 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 			_ = r.awsListener.Close()
 		}
 	}()
+	// SQS and EventBridge Scheduler, in process, behind the AWS endpoint.
+	r.sqs = awsemu.NewSQS(r.AWSURL, Region, AccountID)
+	defer func() {
+		if !started {
+			r.sqs.Close()
+		}
+	}()
+	r.sched = awsemu.NewScheduler(r.sqs, cfg.Log)
+	if err := r.createQueues(); err != nil {
+		return nil, err
+	}
 	if err := r.resolveEnvironments(); err != nil {
 		return nil, err
 	}
@@ -203,7 +194,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 			r.background(func() { r.pollQueue(bgCtx, m) })
 		}
 	}
-	r.background(func() { r.runScheduler(bgCtx) })
+	r.background(func() { r.sched.Run(bgCtx) })
 	started = true
 	return r, nil
 }
@@ -212,6 +203,9 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 func (r *Runtime) Close() error {
 	if r.stop != nil {
 		r.stop()
+	}
+	if r.sqs != nil {
+		r.sqs.Close() // ends long polls, so that the servers stop at once
 	}
 	var err error
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -223,9 +217,6 @@ func (r *Runtime) Close() error {
 		_ = r.awsServer.Shutdown(ctx)
 	}
 	r.bg.Wait()
-	if r.kumo != nil {
-		r.kumo.Close()
-	}
 	return err
 }
 
@@ -286,8 +277,8 @@ func (r *Runtime) resolveEnvironments() error {
 			"AWS_ACCESS_KEY_ID":          "local",
 			"AWS_SECRET_ACCESS_KEY":      "local",
 			"AWS_ENDPOINT_URL_DYNAMODB":  r.cfg.DynamoDBEndpoint,
-			"AWS_ENDPOINT_URL_SQS":       r.kumo.URL,
-			"AWS_ENDPOINT_URL_SCHEDULER": r.kumo.URL,
+			"AWS_ENDPOINT_URL_SQS":       r.AWSURL,
+			"AWS_ENDPOINT_URL_SCHEDULER": r.AWSURL,
 			"AWS_LAMBDA_FUNCTION_NAME":   r.functionName(name),
 		}
 		for k, v := range fn.Environment() {
@@ -306,7 +297,7 @@ func (r *Runtime) resolveEnvironments() error {
 }
 
 // stackName names the local stack: "botix-local", or the table prefix
-// when several runtimes share one process (kumo's state is per process).
+// when several runtimes share one engine (DynamoDB Local's tables).
 func (r *Runtime) stackName() string {
 	if p := strings.TrimSuffix(r.cfg.TablePrefix, "-"); p != "" {
 		return p
@@ -353,7 +344,7 @@ func (r *Runtime) ref(name string) (string, error) {
 		return secretARN(name), nil
 	}
 	if q, ok := r.queues[name]; ok {
-		return q.url, nil
+		return q.URL(), nil
 	}
 	if res, ok := r.cfg.Template.Resources[name]; ok && res.Type == "AWS::Scheduler::ScheduleGroup" {
 		return r.resolver().String(res.Properties["Name"])
@@ -368,9 +359,9 @@ func (r *Runtime) getAtt(res, attr string) (string, error) {
 	if q, ok := r.queues[res]; ok {
 		switch attr {
 		case "Arn":
-			return q.arn, nil
+			return q.ARN(), nil
 		case "QueueUrl":
-			return q.url, nil
+			return q.URL(), nil
 		}
 	}
 	if rs, ok := r.cfg.Template.Resources[res]; ok && rs.Type == "AWS::IAM::Role" && attr == "Arn" {

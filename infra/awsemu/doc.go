@@ -1,0 +1,19 @@
+// Package awsemu plays, in process, the two AWS services the local runtime
+// needs beside DynamoDB: Amazon SQS (standard queues, visibility timeouts,
+// delays, retention, redrive policies and message move tasks) and
+// EventBridge Scheduler (schedule groups and one-shot at() schedules with
+// an SQS target, which it fires).
+//
+// Both answer the real AWS SDKs and CLI on the wire — SQS's AWS JSON 1.0
+// protocol (X-Amz-Target: AmazonSQS.*) and Scheduler's REST JSON protocol
+// — and offer the same operations as Go methods, which the local runtime
+// uses for what Lambda and Scheduler do on AWS (event source mappings,
+// firing schedules). The conformance test runs one scenario through the
+// SDK against this package and against github.com/sivchari/kumo and
+// expects the same answers.
+//
+// It exists so that `make run` compiles two small services instead of a
+// whole AWS emulator. What it does not emulate it refuses with a clear
+// error: FIFO queues, recurring (rate/cron) schedules, targets other than
+// SQS.
+package awsemu

@@ -1,0 +1,149 @@
+package awsemu_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+func at(t time.Time) *string { return aws.String("at(" + t.UTC().Format("2006-01-02T15:04:05") + ")") }
+
+func schedule(name, group string, when time.Time, queueArn, input string, after types.ActionAfterCompletion) *scheduler.CreateScheduleInput {
+	return &scheduler.CreateScheduleInput{
+		Name: aws.String(name), GroupName: aws.String(group), ScheduleExpression: at(when), ScheduleExpressionTimezone: aws.String("UTC"),
+		FlexibleTimeWindow: &types.FlexibleTimeWindow{Mode: types.FlexibleTimeWindowModeOff}, ActionAfterCompletion: after,
+		Target: &types.Target{Arn: aws.String(queueArn), RoleArn: aws.String("arn:aws:iam::000000000000:role/scheduler"), Input: aws.String(input)},
+	}
+}
+
+// One-shot schedules fire once, at their time, into their SQS target;
+// DELETE removes them afterwards, NONE keeps them; disabled ones wait.
+func TestSchedulesFireIntoTheirQueue(t *testing.T) {
+	q, sc, _ := emulator(t)
+	ctx := context.Background()
+	url := createQueue(t, q, "retries", nil)
+	arn := "arn:aws:sqs:" + region + ":" + account + ":retries"
+	if _, err := sc.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("webhooks")}); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Second)
+	for _, in := range []*scheduler.CreateScheduleInput{
+		schedule("gone-after", "webhooks", past, arn, "one", types.ActionAfterCompletionDelete),
+		schedule("kept-after", "webhooks", past, arn, "two", types.ActionAfterCompletionNone),
+		schedule("later", "webhooks", time.Now().Add(time.Hour), arn, "later", types.ActionAfterCompletionDelete),
+	} {
+		if _, err := sc.CreateSchedule(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	disabled := schedule("off", "webhooks", past, arn, "off", types.ActionAfterCompletionDelete)
+	disabled.State = types.ScheduleStateDisabled
+	if _, err := sc.CreateSchedule(ctx, disabled); err != nil {
+		t.Fatal(err)
+	}
+
+	var bodies []string
+	for deadline := time.Now().Add(10 * time.Second); len(bodies) < 2 && time.Now().Before(deadline); {
+		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 1, MaxNumberOfMessages: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			bodies = append(bodies, aws.ToString(m.Body))
+		}
+	}
+	if len(bodies) != 2 || !(bodies[0] == "one" && bodies[1] == "two" || bodies[0] == "two" && bodies[1] == "one") {
+		t.Fatalf("fired %v, want one and two", bodies)
+	}
+	// A few more ticks: nothing fires twice, nothing early, nothing disabled.
+	out, _ := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 1, MaxNumberOfMessages: 10})
+	if len(out.Messages) != 0 {
+		t.Fatalf("fired again: %+v", out.Messages)
+	}
+	var names []string
+	p := scheduler.NewListSchedulesPaginator(sc, &scheduler.ListSchedulesInput{GroupName: aws.String("webhooks"), MaxResults: aws.Int32(1)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range page.Schedules {
+			names = append(names, aws.ToString(s.Name))
+		}
+	}
+	if strings.Join(names, ",") != "kept-after,later,off" {
+		t.Fatalf("schedules left %v", names)
+	}
+	got, err := sc.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("later"), GroupName: aws.String("webhooks")})
+	if err != nil || aws.ToString(got.Target.Input) != "later" || aws.ToString(got.Target.Arn) != arn || got.ActionAfterCompletion != types.ActionAfterCompletionDelete ||
+		!strings.HasSuffix(aws.ToString(got.Arn), ":schedule/webhooks/later") || got.CreationDate == nil {
+		t.Fatalf("GetSchedule %+v %v", got, err)
+	}
+	if _, err := sc.DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String("later"), GroupName: aws.String("webhooks")}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSchedulerRefusesWhatItCannotDo(t *testing.T) {
+	q, sc, _ := emulator(t)
+	ctx := context.Background()
+	createQueue(t, q, "retries", nil)
+	arn := "arn:aws:sqs:" + region + ":" + account + ":retries"
+	if _, err := sc.CreateSchedule(ctx, schedule("dup", "default", time.Now().Add(time.Hour), arn, "x", "")); err != nil {
+		t.Fatal(err)
+	}
+	recurring := schedule("every", "default", time.Now(), arn, "x", "")
+	recurring.ScheduleExpression = aws.String("rate(5 minutes)")
+	lambda := schedule("fn", "default", time.Now(), "arn:aws:lambda:us-east-1:000000000000:function:f", "x", "")
+	var conflict *types.ConflictException
+	var notFound *types.ResourceNotFoundException
+	var invalid *types.ValidationException
+	cases := []struct {
+		name string
+		call func() error
+		want any
+	}{
+		{"same name twice", func() error {
+			_, err := sc.CreateSchedule(ctx, schedule("dup", "default", time.Now(), arn, "x", ""))
+			return err
+		}, &conflict},
+		{"group twice", func() error {
+			_, err := sc.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("default")})
+			return err
+		}, &conflict},
+		{"unknown group", func() error {
+			_, err := sc.CreateSchedule(ctx, schedule("x", "nope", time.Now(), arn, "x", ""))
+			return err
+		}, &notFound},
+		{"unknown schedule", func() error {
+			_, err := sc.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("nope")})
+			return err
+		}, &notFound},
+		{"recurring schedule", func() error { _, err := sc.CreateSchedule(ctx, recurring); return err }, &invalid},
+		{"target that is not a queue", func() error { _, err := sc.CreateSchedule(ctx, lambda); return err }, &invalid},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			var ok bool
+			switch target := tc.want.(type) {
+			case **types.ConflictException:
+				ok = errors.As(err, target)
+			case **types.ResourceNotFoundException:
+				ok = errors.As(err, target)
+			case **types.ValidationException:
+				ok = errors.As(err, target)
+			}
+			if !ok {
+				t.Errorf("got %T %v, want %T", err, err, tc.want)
+			}
+		})
+	}
+}
