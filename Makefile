@@ -15,7 +15,7 @@ FUNCTIONS := $(shell sed -n 's/^build-\([A-Za-z0-9]*\):.*/\1/p' $(firstword $(MA
 
 ## run: the whole system locally: the API on http://127.0.0.1:$${PORT:-8080}, an AWS endpoint on :$${AWS_PORT:-8081}; prints an API key.
 run:
-	@echo "make run: building the local runtime into .cache/ (the first build compiles the AWS SDK, the SQS emulator and every function: minutes on a fresh machine, see the README; later builds take seconds)..."
+	@echo "make run: building the local runtime into .cache/ (the first build downloads the Go modules and compiles the AWS SDK and every function: about a minute on a fresh 2-core machine, see the README; later builds take seconds)..."
 	@$(GO) build -o .cache/botix-local ./infra/cmd/botix-local
 	@.cache/botix-local
 
