@@ -441,34 +441,31 @@ func newHandle(queue, id string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(queue + "\n" + id + "\n" + hex.EncodeToString(b)))
 }
 
-// byHandle finds the message a receipt handle names. A handle of a
-// deleted message finds nothing (nil, nil); current reports whether it
-// is the message's latest receive. The caller holds s.mu.
-func (q *Queue) byHandle(handle string) (m *message, current bool, err error) {
-	raw, derr := base64.RawURLEncoding.DecodeString(handle)
+// withHandle runs f, holding s.mu, on the message a receipt handle
+// names: nil when it was deleted; current reports whether the handle is
+// of its latest receive.
+func (q *Queue) withHandle(handle string, f func(m *message, current bool) error) error {
+	raw, err := base64.RawURLEncoding.DecodeString(handle)
 	parts := strings.Split(string(raw), "\n")
-	if derr != nil || len(parts) != 3 || parts[0] != q.name {
-		return nil, false, errHandle(handle)
+	if err != nil || len(parts) != 3 || parts[0] != q.name {
+		return errHandle(handle)
 	}
-	m = q.byID[parts[1]]
-	return m, m != nil && m.handle == handle, nil
+	q.s.mu.Lock()
+	defer q.s.mu.Unlock()
+	m := q.byID[parts[1]]
+	return f(m, m != nil && m.handle == handle)
 }
 
 // Delete deletes the message a receipt handle names. As in SQS, a handle
 // of an earlier receive succeeds without deleting (the message was
 // received again since), and deleting twice succeeds.
 func (q *Queue) Delete(handle string) error {
-	s := q.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m, current, err := q.byHandle(handle)
-	if err != nil {
-		return err
-	}
-	if current {
-		q.remove(m)
-	}
-	return nil
+	return q.withHandle(handle, func(m *message, current bool) error {
+		if current {
+			q.remove(m)
+		}
+		return nil
+	})
 }
 
 // ChangeVisibility makes an in-flight message visible again after d
@@ -477,23 +474,18 @@ func (q *Queue) ChangeVisibility(handle string, d time.Duration) error {
 	if d < 0 || d > MaxVisibility {
 		return invalidParameter("Value %d for parameter VisibilityTimeout is invalid. Reason: Must be >= 0 and <= 43200.", int(d/time.Second))
 	}
-	s := q.s
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m, current, err := q.byHandle(handle)
-	if err != nil {
-		return err
-	}
-	now := time.Now()
-	if !current {
-		return invalidParameter("Value %s for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.", handle)
-	}
-	if !m.visibleAt.After(now) {
-		return sqsError("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight", "The message referred to isn't in flight.")
-	}
-	m.visibleAt = now.Add(d)
-	q.notify()
-	return nil
+	return q.withHandle(handle, func(m *message, current bool) error {
+		now := time.Now()
+		if !current {
+			return invalidParameter("Value %s for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.", handle)
+		}
+		if !m.visibleAt.After(now) {
+			return sqsError("MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight", "The message referred to isn't in flight.")
+		}
+		m.visibleAt = now.Add(d)
+		q.notify()
+		return nil
+	})
 }
 
 // Purge deletes every message of the queue.

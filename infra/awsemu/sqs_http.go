@@ -74,9 +74,25 @@ func op[In any](f func(ctx context.Context, s *SQS, in *In) (any, error)) sqsHan
 	}
 }
 
-// queueURL is the input of an operation on one queue.
+// queueURL is the input of an operation on one queue, or part of it.
 type queueURL struct {
 	QueueUrl string
+}
+
+func (u queueURL) url() string { return u.QueueUrl }
+
+// queueOp is op for an operation on the queue its input's QueueUrl names.
+func queueOp[In any, P interface {
+	*In
+	url() string
+}](f func(ctx context.Context, s *SQS, q *Queue, in P) (any, error)) sqsHandler {
+	return op(func(ctx context.Context, s *SQS, in *In) (any, error) {
+		q, err := s.QueueByURL(P(in).url())
+		if err != nil {
+			return nil, err
+		}
+		return f(ctx, s, q, in)
+	})
 }
 
 func sqsOperationNames() []string {
@@ -95,18 +111,18 @@ func init() {
 		"CreateQueue":                  op(createQueue),
 		"GetQueueUrl":                  op(getQueueURL),
 		"ListQueues":                   op(listQueues),
-		"DeleteQueue":                  op(deleteQueue),
-		"PurgeQueue":                   op(purgeQueue),
-		"GetQueueAttributes":           op(getQueueAttributes),
-		"SetQueueAttributes":           op(setQueueAttributes),
-		"ListDeadLetterSourceQueues":   op(listDeadLetterSources),
-		"SendMessage":                  op(sendMessage),
-		"SendMessageBatch":             op(sendMessageBatch),
-		"ReceiveMessage":               op(receiveMessage),
-		"DeleteMessage":                op(deleteMessage),
-		"DeleteMessageBatch":           op(deleteMessageBatch),
-		"ChangeMessageVisibility":      op(changeVisibility),
-		"ChangeMessageVisibilityBatch": op(changeVisibilityBatch),
+		"DeleteQueue":                  queueOp(deleteQueue),
+		"PurgeQueue":                   queueOp(purgeQueue),
+		"GetQueueAttributes":           queueOp(getQueueAttributes),
+		"SetQueueAttributes":           queueOp(setQueueAttributes),
+		"ListDeadLetterSourceQueues":   queueOp(listDeadLetterSources),
+		"SendMessage":                  queueOp(sendMessage),
+		"SendMessageBatch":             queueOp(sendMessageBatch),
+		"ReceiveMessage":               queueOp(receiveMessage),
+		"DeleteMessage":                queueOp(deleteMessage),
+		"DeleteMessageBatch":           queueOp(deleteMessageBatch),
+		"ChangeMessageVisibility":      queueOp(changeVisibility),
+		"ChangeMessageVisibilityBatch": queueOp(changeVisibilityBatch),
 		"StartMessageMoveTask":         op(startMoveTask),
 		"ListMessageMoveTasks":         op(listMoveTasks),
 		"CancelMessageMoveTask":        op(cancelMoveTask),
@@ -159,32 +175,20 @@ func listQueues(_ context.Context, s *SQS, in *struct {
 	return out, nil
 }
 
-func deleteQueue(_ context.Context, s *SQS, in *queueURL) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
+func deleteQueue(_ context.Context, s *SQS, q *Queue, in *queueURL) (any, error) {
 	s.DeleteQueue(q)
 	return struct{}{}, nil
 }
 
-func purgeQueue(_ context.Context, s *SQS, in *queueURL) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
+func purgeQueue(_ context.Context, s *SQS, q *Queue, in *queueURL) (any, error) {
 	q.Purge()
 	return struct{}{}, nil
 }
 
-func getQueueAttributes(_ context.Context, s *SQS, in *struct {
-	QueueUrl       string
+func getQueueAttributes(_ context.Context, s *SQS, q *Queue, in *struct {
+	queueURL
 	AttributeNames []string
 }) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
 	attrs, err := q.Attributes(in.AttributeNames)
 	if err != nil {
 		return nil, err
@@ -192,22 +196,14 @@ func getQueueAttributes(_ context.Context, s *SQS, in *struct {
 	return map[string]any{"Attributes": attrs}, nil
 }
 
-func setQueueAttributes(_ context.Context, s *SQS, in *struct {
-	QueueUrl   string
+func setQueueAttributes(_ context.Context, s *SQS, q *Queue, in *struct {
+	queueURL
 	Attributes map[string]string
 }) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
 	return struct{}{}, q.SetAttributes(in.Attributes)
 }
 
-func listDeadLetterSources(_ context.Context, s *SQS, in *queueURL) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
+func listDeadLetterSources(_ context.Context, s *SQS, q *Queue, in *queueURL) (any, error) {
 	urls := []string{}
 	for _, src := range s.DeadLetterSources(q) {
 		urls = append(urls, src.URL())
@@ -239,14 +235,10 @@ func (e sendEntry) send(q *Queue) (map[string]any, error) {
 	return out, nil
 }
 
-func sendMessage(_ context.Context, s *SQS, in *struct {
-	QueueUrl string
+func sendMessage(_ context.Context, s *SQS, q *Queue, in *struct {
+	queueURL
 	sendEntry
 }) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
 	return in.send(q)
 }
 
@@ -299,14 +291,10 @@ func batch[E any](ids []string, entries []E, f func(E) (map[string]any, error)) 
 	return map[string]any{"Successful": ok, "Failed": failed}, nil
 }
 
-func sendMessageBatch(_ context.Context, s *SQS, in *struct {
-	QueueUrl string
-	Entries  []sendEntry
+func sendMessageBatch(_ context.Context, s *SQS, q *Queue, in *struct {
+	queueURL
+	Entries []sendEntry
 }) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
 	ids, size := make([]string, len(in.Entries)), 0
 	for i, e := range in.Entries {
 		ids[i] = e.Id
@@ -318,8 +306,8 @@ func sendMessageBatch(_ context.Context, s *SQS, in *struct {
 	return batch(ids, in.Entries, func(e sendEntry) (map[string]any, error) { return e.send(q) })
 }
 
-func receiveMessage(ctx context.Context, s *SQS, in *struct {
-	QueueUrl                    string
+func receiveMessage(ctx context.Context, s *SQS, q *Queue, in *struct {
+	queueURL
 	AttributeNames              []string
 	MessageSystemAttributeNames []string
 	MessageAttributeNames       []string
@@ -327,10 +315,6 @@ func receiveMessage(ctx context.Context, s *SQS, in *struct {
 	VisibilityTimeout           *int
 	WaitTimeSeconds             *int
 }) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
 	o := ReceiveOptions{Max: in.MaxNumberOfMessages}
 	if in.VisibilityTimeout != nil {
 		d := time.Duration(*in.VisibilityTimeout) * time.Second
@@ -381,25 +365,17 @@ type handleEntry struct {
 	VisibilityTimeout int
 }
 
-func deleteMessage(_ context.Context, s *SQS, in *struct {
-	QueueUrl      string
+func deleteMessage(_ context.Context, s *SQS, q *Queue, in *struct {
+	queueURL
 	ReceiptHandle string
 }) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
 	return struct{}{}, q.Delete(in.ReceiptHandle)
 }
 
-func deleteMessageBatch(_ context.Context, s *SQS, in *struct {
-	QueueUrl string
-	Entries  []handleEntry
+func deleteMessageBatch(_ context.Context, s *SQS, q *Queue, in *struct {
+	queueURL
+	Entries []handleEntry
 }) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
 	return batch(entryIDs(in.Entries), in.Entries, func(e handleEntry) (map[string]any, error) { return nil, q.Delete(e.ReceiptHandle) })
 }
 
@@ -411,25 +387,17 @@ func entryIDs(entries []handleEntry) []string {
 	return ids
 }
 
-func changeVisibility(_ context.Context, s *SQS, in *struct {
-	QueueUrl string
+func changeVisibility(_ context.Context, s *SQS, q *Queue, in *struct {
+	queueURL
 	handleEntry
 }) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
 	return struct{}{}, q.ChangeVisibility(in.ReceiptHandle, time.Duration(in.VisibilityTimeout)*time.Second)
 }
 
-func changeVisibilityBatch(_ context.Context, s *SQS, in *struct {
-	QueueUrl string
-	Entries  []handleEntry
+func changeVisibilityBatch(_ context.Context, s *SQS, q *Queue, in *struct {
+	queueURL
+	Entries []handleEntry
 }) (any, error) {
-	q, err := s.QueueByURL(in.QueueUrl)
-	if err != nil {
-		return nil, err
-	}
 	return batch(entryIDs(in.Entries), in.Entries, func(e handleEntry) (map[string]any, error) {
 		return nil, q.ChangeVisibility(e.ReceiptHandle, time.Duration(e.VisibilityTimeout)*time.Second)
 	})
