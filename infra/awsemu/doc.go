@@ -10,7 +10,8 @@
 // uses for what Lambda and Scheduler do on AWS (event source mappings,
 // firing schedules). The conformance test runs one scenario through the
 // SDK against this package and against github.com/sivchari/kumo and
-// expects the same answers.
+// expects the same answers, apart from the places it names where kumo
+// departs from SQS.
 //
 // It exists so that `make run` compiles two small services instead of a
 // whole AWS emulator. What it does not emulate it refuses with a clear
