@@ -1,6 +1,8 @@
 package browser_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -8,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/botix/public-api/infra/apitest"
@@ -72,6 +76,50 @@ func TestDashboard(t *testing.T) {
 			}
 		}
 		o.screenshot("overview")
+	})
+
+	t.Run("chart labels: hours in the owner's time zone, days as the UTC days they count", func(t *testing.T) {
+		// St. John's is UTC-3:30: an hour labelled without its minutes, or
+		// a UTC day labelled with the local date, shows here.
+		const zone = "America/St_Johns"
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := sys.owner(t)
+		o.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: zone})
+			return err
+		}))
+		o.open("/")
+		o.waitFor(`document.querySelectorAll('figure.chart svg text[text-anchor=middle]').length > 0`)
+		var charts []struct {
+			Starts, Labels []string
+		}
+		if err := json.Unmarshal([]byte(o.eval(`[...document.querySelectorAll('figure.chart svg')].map(s => ({
+			Starts: [...s.querySelectorAll('g > title')].map(t => t.textContent.split(': ')[0]),
+			Labels: [...s.querySelectorAll('text[text-anchor=middle]')].map(t => t.textContent)}))`)), &charts); err != nil || len(charts) != 2 {
+			t.Fatalf("charts %+v %v", charts, err)
+		}
+		for i, c := range charts {
+			every, format, in := 6, "15:04", loc // the hourly chart, then the daily one
+			if i == 1 {
+				every, format, in = 3, "01-02", time.UTC
+			}
+			var want []string
+			for k, start := range c.Starts {
+				ts, err := time.Parse(time.RFC3339, start)
+				if err != nil {
+					t.Fatalf("bucket start %q: %v", start, err)
+				}
+				if k%every == 0 {
+					want = append(want, ts.In(in).Format(format))
+				}
+			}
+			if strings.Join(c.Labels, " ") != strings.Join(want, " ") {
+				t.Errorf("chart %d labels %v, want %v (buckets %v)", i, c.Labels, want, c.Starts)
+			}
+		}
 	})
 
 	t.Run("a wrong key shows the API's message and the login form; the keyboard signs in", func(t *testing.T) {

@@ -341,7 +341,7 @@ function overview() {
     body.replaceChildren(
       el('div', { class: 'grid' },
         el('div', { class: 'card' }, chart('Deliveries per hour, last 24 h', hourly, 'hour')),
-        el('div', { class: 'card' }, chart('Deliveries per day, last 14 days', daily, 'day'))),
+        el('div', { class: 'card' }, chart('Deliveries per day (UTC), last 14 days', daily, 'day'))),
       el('h2', {}, 'Endpoints'),
       eps.length === 0
         ? el('p', {}, 'No webhook endpoints yet. ', link('/endpoints', 'Add one'), '.')
@@ -398,7 +398,9 @@ function chart(title, stats, unit) {
     const every = unit === 'hour' ? 6 : 3;
     if (i % every === 0) {
       const d = new Date(b.start);
-      const label = unit === 'hour' ? `${pad(d.getHours())}:00` : `${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+      // An hour bucket starts on a UTC hour: in local time, with its minutes
+      // (half-hour zones). A day bucket is a UTC day: labelled by its UTC date.
+      const label = unit === 'hour' ? `${pad(d.getHours())}:${pad(d.getMinutes())}` : `${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
       s.append(svg('text', { x: x + step * 0.38, y: H - 6, 'text-anchor': 'middle', class: 'axis' }, label));
     }
   });
