@@ -64,7 +64,7 @@ func (s *SQS) StartMoveTask(src, dst *Queue, rate int) (*MoveTask, error) {
 	now := time.Now()
 	for _, m := range src.msgs {
 		if m != nil && !m.visibleAt.After(now) {
-			m.visibleAt, m.handle = now.Add(moveHold), ""
+			m.visibleAt, m.handle, m.delayed = now.Add(moveHold), "", false
 			t.pending = append(t.pending, m.id)
 		}
 	}

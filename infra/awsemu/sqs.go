@@ -89,6 +89,7 @@ type message struct {
 	handle       string // of the latest receive
 	index        int    // in Queue.msgs
 	origin       string // the queue whose redrive policy moved it here
+	delayed      bool   // sent with a delay and not received since
 }
 
 // MessageAttribute is a message attribute as SQS carries it.
@@ -282,7 +283,7 @@ func (q *Queue) Send(body string, attrs map[string]MessageAttribute, delay *time
 		d = *delay
 	}
 	now := time.Now()
-	m := &message{id: uuid.NewString(), body: body, attrs: attrs, md5Body: md5Hex(body), md5Attrs: attributesMD5(attrs), sent: now, visibleAt: now.Add(d)}
+	m := &message{id: uuid.NewString(), body: body, attrs: attrs, md5Body: md5Hex(body), md5Attrs: attributesMD5(attrs), sent: now, visibleAt: now.Add(d), delayed: d > 0}
 	q.push(m)
 	return Sent{ID: m.id, MD5OfBody: m.md5Body, MD5OfAttrs: m.md5Attrs}, nil
 }
@@ -410,6 +411,7 @@ func (q *Queue) take(now time.Time, o ReceiveOptions) (got []Message, next time.
 			}
 		}
 		m.receives++
+		m.delayed = false
 		if m.firstReceive.IsZero() {
 			m.firstReceive = now
 		}
@@ -509,7 +511,7 @@ func (q *Queue) Depth() (visible, inFlight, delayed int) {
 		case m == nil:
 		case !m.visibleAt.After(now):
 			visible++
-		case m.receives == 0:
+		case m.delayed:
 			delayed++
 		default:
 			inFlight++

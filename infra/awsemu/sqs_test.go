@@ -233,6 +233,10 @@ func TestMoveTaskToADestinationAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	held, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(dlq), AttributeNames: []types.QueueAttributeName{"All"}})
+	if err != nil || held.Attributes["ApproximateNumberOfMessages"] != "0" || held.Attributes["ApproximateNumberOfMessagesDelayed"] != "0" {
+		t.Errorf("while a task holds them, the messages are neither visible nor delayed: %v %v", held.Attributes, err)
+	}
 	if _, err := c.StartMessageMoveTask(ctx, &sqs.StartMessageMoveTaskInput{SourceArn: aws.String(dlqArn)}); code(err) != "AWS.SimpleQueueService.UnsupportedOperation" {
 		t.Errorf("a second task on the same source: %v", err)
 	}
