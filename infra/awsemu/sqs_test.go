@@ -392,7 +392,9 @@ func TestLongPollWakesOnSend(t *testing.T) {
 	defer cancel()
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		send(t, c, url, "hello")
+		if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("hello")}); err != nil {
+			t.Error(err)
+		}
 	}()
 	out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 20})
 	if err != nil || len(out.Messages) != 1 {
