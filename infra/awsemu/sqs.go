@@ -206,8 +206,7 @@ func (s *SQS) QueueByURL(u string) (*Queue, error) {
 
 // QueueByARN finds a queue by its ARN.
 func (s *SQS) QueueByARN(arn string) (*Queue, error) {
-	prefix := fmt.Sprintf("arn:aws:sqs:%s:%s:", s.region, s.account)
-	name, ok := strings.CutPrefix(arn, prefix)
+	name, ok := strings.CutPrefix(arn, s.arnPrefix())
 	if !ok {
 		return nil, sqsError("ResourceNotFoundException", "ResourceNotFoundException", "The resource %s does not exist.", arn)
 	}
@@ -252,9 +251,12 @@ func (q *Queue) Name() string { return q.name }
 // URL is the queue's URL.
 func (q *Queue) URL() string { return q.s.base + "/" + q.s.account + "/" + q.name }
 
+// arnPrefix is what the ARNs of this SQS's queues start with.
+func (s *SQS) arnPrefix() string { return fmt.Sprintf("arn:aws:sqs:%s:%s:", s.region, s.account) }
+
 // ARN is the queue's ARN.
 func (q *Queue) ARN() string {
-	return fmt.Sprintf("arn:aws:sqs:%s:%s:%s", q.s.region, q.s.account, q.name)
+	return q.s.arnPrefix() + q.name
 }
 
 // notify wakes the long polls of q. The caller holds s.mu.
@@ -402,7 +404,7 @@ func (q *Queue) take(now time.Time, o ReceiveOptions) (got []Message, next time.
 			continue
 		}
 		if rp := q.attrs.redrive; rp != nil && m.receives >= rp.maxReceives {
-			if dlq, ok := q.s.queues[strings.TrimPrefix(rp.target, q.s.arnPrefix())]; ok {
+			if dlq, ok := q.s.queues[rp.queue]; ok {
 				q.remove(m)
 				moved := *m
 				moved.receives, moved.firstReceive, moved.handle, moved.visibleAt, moved.origin = 0, time.Time{}, "", now, q.name
@@ -421,8 +423,6 @@ func (q *Queue) take(now time.Time, o ReceiveOptions) (got []Message, next time.
 	}
 	return got, next
 }
-
-func (s *SQS) arnPrefix() string { return fmt.Sprintf("arn:aws:sqs:%s:%s:", s.region, s.account) }
 
 func (m *message) received() Message {
 	return Message{
@@ -587,7 +587,8 @@ type queueAttributes struct {
 }
 
 type redrivePolicy struct {
-	target      string
+	target      string // the dead-letter queue's ARN
+	queue       string // and its name
 	maxReceives int
 	raw         string
 }
@@ -671,11 +672,12 @@ func parseRedrivePolicy(s *SQS, v string) (*redrivePolicy, error) {
 	if err != nil || n < 1 || n > 1000 {
 		return nil, sqsError("InvalidAttributeValue", "InvalidAttributeValue", "Value %v for parameter RedrivePolicy is invalid. Reason: Invalid value for maxReceiveCount: must be 1 to 1000.", raw.Max)
 	}
-	if _, err := s.QueueByARN(raw.Target); err != nil {
+	dlq, err := s.QueueByARN(raw.Target)
+	if err != nil {
 		return nil, sqsError("InvalidAttributeValue", "InvalidAttributeValue", "Value %s for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist.", v)
 	}
 	b, _ := json.Marshal(map[string]any{"deadLetterTargetArn": raw.Target, "maxReceiveCount": n})
-	return &redrivePolicy{target: raw.Target, maxReceives: n, raw: string(b)}, nil
+	return &redrivePolicy{target: raw.Target, queue: dlq.name, maxReceives: n, raw: string(b)}, nil
 }
 
 // same reports whether a CreateQueue of an existing queue asks for what
