@@ -19,13 +19,19 @@ run:
 	@$(GO) build -o .cache/botix-local ./infra/cmd/botix-local
 	@.cache/botix-local
 
-## test: lint, then every test (unit, DynamoDB Local integration, end-to-end).
+# The modules of this tree: the server (.) and the Go SDK's, which integrators
+# import on their own (go test ./... of one module does not enter another).
+SDK_MODULES := sdk/go sdk/go/webhook/dynamodedup
+
+## test: lint, then every test (unit, DynamoDB Local integration, end-to-end) of every module.
 test: lint
+	@for m in $(SDK_MODULES); do echo "go test ./... in $$m"; (cd $$m && $(GO) test -count=1 ./...) || exit 1; done
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 -timeout 20m ./...
 
 ## lint: go vet, gofmt (fails on any unformatted file), and the OpenAPI document with Redocly's recommended rules (npm).
 lint:
 	$(GO) vet ./...
+	@for m in $(SDK_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	npx --yes @redocly/cli@2.77.0 lint --config redocly.yaml sdk/openapi.yaml

@@ -14,6 +14,9 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/scheduler v1.18.2
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
+	github.com/botix/public-api/sdk/go v1.1.0
+	github.com/botix/public-api/sdk/go/webhook/dynamodedup v1.1.0
+	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/google/uuid v1.6.0
 	github.com/oklog/ulid/v2 v2.1.2
@@ -42,7 +45,6 @@ require (
 	github.com/basgys/goxml2json v1.1.1-0.20231018121955-e66ee54ceaad // indirect
 	github.com/buger/jsonparser v1.6.1 // indirect
 	github.com/cedar-policy/cedar-go v1.8.0 // indirect
-	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
 	github.com/go-chi/chi v1.5.5 // indirect
@@ -72,3 +74,11 @@ require (
 )
 
 tool github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie
+
+// The Go SDK and the receiver kit's DynamoDB store are modules of their
+// own (sdk/go, sdk/go/webhook/dynamodedup) so that integrators get only
+// what they import; the server builds against the copies in this tree.
+replace (
+	github.com/botix/public-api/sdk/go => ./sdk/go
+	github.com/botix/public-api/sdk/go/webhook/dynamodedup => ./sdk/go/webhook/dynamodedup
+)

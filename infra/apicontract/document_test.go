@@ -16,7 +16,7 @@ import (
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/sdk"
-	"github.com/botix/public-api/sdk/botix"
+	"github.com/botix/public-api/sdk/go/botix"
 )
 
 type document struct {

@@ -1,4 +1,4 @@
-// Package integrator_test uses the Go SDK (sdk/botix) against the local
+// Package integrator_test uses the Go SDK (sdk/go/botix) against the local
 // runtime as an integrator would: through a network that loses answers,
 // with concurrent duplicates, over long lists, on every route.
 package integrator_test
@@ -31,7 +31,7 @@ import (
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/store"
-	"github.com/botix/public-api/sdk/botix"
+	"github.com/botix/public-api/sdk/go/botix"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
@@ -373,7 +373,7 @@ func TestEveryRouteHasAMethod(t *testing.T) {
 // TestCodeConstants: the SDK's Code constants are exactly the server's
 // public codes.
 func TestCodeConstants(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "../../sdk/botix/errors.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "../../sdk/go/botix/errors.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/internal/app"
 	pipeline "github.com/botix/public-api/internal/webhook"
-	"github.com/botix/public-api/sdk/webhook"
+	"github.com/botix/public-api/sdk/go/webhook"
 )
 
 // TestReceiverKitEndToEnd: real deliveries verify with the kit, and a

@@ -8,9 +8,9 @@ import (
 )
 
 // TestSignaturesMatchTheSharedVectors: what the deliver function sends is
-// what the receiver kit verifies (sdk/webhook uses the same file).
+// what the receiver kit verifies (sdk/go/webhook uses the same file).
 func TestSignaturesMatchTheSharedVectors(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "sdk", "webhook", "testdata", "vectors.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "sdk", "go", "webhook", "testdata", "vectors.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/botix/public-api/sdk/botix"
+	"github.com/botix/public-api/sdk/go/botix"
 )
 
 func main() {

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/botix/public-api/sdk/webhook"
+	"github.com/botix/public-api/sdk/go/webhook"
 )
 
 func main() {

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/botix/public-api/sdk/botix"
+	"github.com/botix/public-api/sdk/go/botix"
 )
 
 // exampleAPI is a stand-in for the API in the examples: it keeps contacts,

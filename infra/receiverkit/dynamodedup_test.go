@@ -1,4 +1,8 @@
-package webhook_test
+// Package receiverkit_test runs the receiver kit's DynamoDB deduplicator
+// (module sdk/go/webhook/dynamodedup) against DynamoDB Local. It lives in
+// the server's module because the engine helpers do; the kit's modules
+// stay free of them.
+package receiverkit_test
 
 import (
 	"context"
@@ -9,7 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/botix/public-api/infra/dynamotest"
-	"github.com/botix/public-api/sdk/webhook"
+	"github.com/botix/public-api/sdk/go/webhook/dynamodedup"
+	"github.com/botix/public-api/sdk/go/webhook/webhooktest"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
@@ -25,18 +30,5 @@ func TestDynamoDBDeduplicator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &webhook.DynamoDBDeduplicator{Client: db, Table: table}
-	t.Run("two goroutines, one event: processed once", func(t *testing.T) { testOnce(t, d) })
-	t.Run("forget lets a redelivery through", func(t *testing.T) {
-		ctx := context.Background()
-		if ok, _ := d.First(ctx, "evt_forget"); !ok {
-			t.Fatal("first sighting not first")
-		}
-		if err := d.Forget(ctx, "evt_forget"); err != nil {
-			t.Fatal(err)
-		}
-		if ok, _ := d.First(ctx, "evt_forget"); !ok {
-			t.Fatal("forgotten id not first again")
-		}
-	})
+	webhooktest.DeduplicatorContract(t, &dynamodedup.Deduplicator{Client: db, Table: table})
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botix/public-api/sdk/botix"
+	"github.com/botix/public-api/sdk/go/botix"
 )
 
 // fake is an API that answers from a script, one answer per request (the

@@ -137,7 +137,7 @@ func NewClient(apiKey string, opts ...Option) *Client {
 		http:           http.DefaultClient,
 		policy:         DefaultRetryPolicy,
 		attemptTimeout: 30 * time.Second,
-		log:            slog.New(slog.DiscardHandler),
+		log:            slog.New(discard{}),
 		userAgent:      "botix-go/" + Version,
 		sleep:          sleepContext,
 	}
@@ -358,6 +358,15 @@ func errorOf(status int, header http.Header, payload []byte) *Error {
 	}
 	return e
 }
+
+// discard is a slog.Handler that drops everything (slog.DiscardHandler
+// needs Go 1.24; this module supports 1.23).
+type discard struct{}
+
+func (discard) Enabled(context.Context, slog.Level) bool  { return false }
+func (discard) Handle(context.Context, slog.Record) error { return nil }
+func (d discard) WithAttrs([]slog.Attr) slog.Handler      { return d }
+func (d discard) WithGroup(string) slog.Handler           { return d }
 
 func sleepContext(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)

@@ -9,12 +9,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/botix/public-api/sdk/webhook"
+	"github.com/botix/public-api/sdk/go/webhook"
+	"github.com/botix/public-api/sdk/go/webhook/webhooktest"
 )
 
 type vector struct {
@@ -122,39 +122,8 @@ func TestVerify(t *testing.T) {
 	})
 }
 
-func TestMemoryDeduplicatorIsOnceUnderConcurrency(t *testing.T) {
-	testOnce(t, &webhook.MemoryDeduplicator{})
-}
-
-// testOnce: two goroutines receiving the same event at the same time
-// process it once.
-func testOnce(t *testing.T, d webhook.Deduplicator) {
-	t.Helper()
-	for round := 0; round < 50; round++ {
-		id := "evt_" + strconv.Itoa(round) + strconv.FormatInt(time.Now().UnixNano(), 36)
-		var firsts atomic.Int32
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for g := 0; g < 2; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				ok, err := d.First(context.Background(), id)
-				if err != nil {
-					t.Error(err)
-				}
-				if ok {
-					firsts.Add(1)
-				}
-			}()
-		}
-		close(start)
-		wg.Wait()
-		if firsts.Load() != 1 {
-			t.Fatalf("round %d: %d goroutines saw the event first", round, firsts.Load())
-		}
-	}
+func TestMemoryDeduplicator(t *testing.T) {
+	webhooktest.DeduplicatorContract(t, &webhook.MemoryDeduplicator{})
 }
 
 func TestHandler(t *testing.T) {

@@ -1,0 +1,19 @@
+module github.com/botix/public-api/sdk/go/webhook/dynamodedup
+
+go 1.24
+
+require (
+	github.com/aws/aws-sdk-go-v2 v1.48.0
+	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.0
+	github.com/botix/public-api/sdk/go v1.1.0
+)
+
+require (
+	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.12 // indirect
+	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.12 // indirect
+	github.com/aws/aws-sdk-go-v2/service/internal/accept-encoding v1.13.25 // indirect
+	github.com/aws/aws-sdk-go-v2/service/internal/endpoint-discovery v1.13.12 // indirect
+	github.com/aws/smithy-go v1.28.9 // indirect
+)
+
+replace github.com/botix/public-api/sdk/go => ../..
