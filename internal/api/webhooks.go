@@ -50,8 +50,12 @@ func (w *WebhookEndpoints) decode(ctx context.Context, r *httpapi.Request, creat
 	}
 	problems := in.Validate(create)
 	if in.URL != nil {
-		if _, problem := w.Guard.CheckURL(ctx, w.Resolver, *in.URL); problem != "" {
+		u, problem := w.Guard.CheckURL(ctx, w.Resolver, *in.URL)
+		if problem != "" {
 			problems.Add("url", problem)
+		} else {
+			normalised := u.String() // the host as it is dialled (full-width and IDN forms mapped)
+			in.URL = &normalised
 		}
 	}
 	return in, problems.Err()

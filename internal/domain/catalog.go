@@ -15,11 +15,13 @@ const (
 	MaxImportItems  = 1000
 	MaxSKULength    = 64
 	DefaultCurrency = "RUB"
+	// MaxPriceDecimals is how many digits a price may have after the point.
+	MaxPriceDecimals = 4
 )
 
 var (
 	skuPattern   = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,64}$`)
-	pricePattern = regexp.MustCompile(`^(0|[1-9][0-9]{0,11})(\.[0-9]{1,4})?$`)
+	pricePattern = regexp.MustCompile(fmt.Sprintf(`^(0|[1-9][0-9]{0,11})(\.[0-9]{1,%d})?$`, MaxPriceDecimals))
 	currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
 )
 
@@ -48,10 +50,13 @@ type ImportInput struct {
 
 // ImportItemInput is one item of an import.
 type ImportItemInput struct {
-	SKU      *string      `json:"sku"`
-	Name     *string      `json:"name"`
-	Price    *json.Number `json:"price"`
-	Currency *string      `json:"currency"`
+	SKU  *string `json:"sku"`
+	Name *string `json:"name"`
+	// Price is kept as the JSON text the client sent, so that only a JSON
+	// number is taken ("1.5" as a string is refused) and no float rounding
+	// happens.
+	Price    json.RawMessage `json:"price"`
+	Currency *string         `json:"currency"`
 }
 
 // Validate returns the problems of the input, naming items by index
@@ -87,8 +92,10 @@ func (in ImportInput) Validate() apierr.Problems {
 		switch {
 		case it.Price == nil:
 			p.Add(f+"price", "is required")
-		case !pricePattern.MatchString(it.Price.String()):
-			p.Add(f+"price", "must be a non-negative decimal with at most 4 decimals, e.g. 1990.50")
+		case it.Price[0] != '-' && (it.Price[0] < '0' || it.Price[0] > '9'):
+			p.Add(f+"price", "must be a JSON number such as 1990.50, not "+jsonKindOf(it.Price))
+		case !pricePattern.MatchString(string(it.Price)):
+			p.Add(f+"price", fmt.Sprintf("must be a non-negative decimal with at most %d decimals, e.g. 1990.50", MaxPriceDecimals))
 		}
 		if it.Currency != nil && !currencyCode.MatchString(*it.Currency) {
 			p.Add(f+"currency", "must be an ISO 4217 code such as RUB or USD")
@@ -101,10 +108,27 @@ func (in ImportInput) Validate() apierr.Problems {
 func (in ImportInput) CatalogItems() []CatalogItem {
 	out := make([]CatalogItem, len(in.Items))
 	for i, it := range in.Items {
-		out[i] = CatalogItem{SKU: *it.SKU, Name: strings.TrimSpace(*it.Name), Price: it.Price.String(), Currency: DefaultCurrency}
+		out[i] = CatalogItem{SKU: *it.SKU, Name: strings.TrimSpace(*it.Name), Price: string(it.Price), Currency: DefaultCurrency}
 		if it.Currency != nil {
 			out[i].Currency = *it.Currency
 		}
 	}
 	return out
+}
+
+// jsonKindOf names the JSON type of a value that is not a number, for a
+// problem text.
+func jsonKindOf(v json.RawMessage) string {
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "null"
+	}
 }

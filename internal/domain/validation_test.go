@@ -43,7 +43,40 @@ func TestHumanTextRefusesControlCharacters(t *testing.T) {
 	})
 }
 
-func priceOf(v string) *json.Number {
-	n := json.Number(v)
-	return &n
+func priceOf(v string) json.RawMessage { return json.RawMessage(v) }
+
+// TestPriceIsAJSONNumber: price is a JSON number with at most 4 decimals;
+// any other JSON type is a validation problem naming the field (422), not
+// a syntax error, and a number in a string is not taken.
+func TestPriceIsAJSONNumber(t *testing.T) {
+	for _, c := range []struct {
+		name, price string
+		ok          bool
+	}{
+		{"an integer", `590`, true},
+		{"a decimal", `1990.5`, true},
+		{"four decimals", `0.0001`, true},
+		{"five decimals", `0.00001`, false},
+		{"a number in a string", `"1.5"`, false},
+		{"a word in a string", `"abc"`, false},
+		{"a boolean", `true`, false},
+		{"an object", `{"amount":1}`, false},
+		{"an array", `[1]`, false},
+		{"negative", `-1`, false},
+		{"an exponent", `1e3`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var in ImportInput
+			if err := json.Unmarshal([]byte(`{"items":[{"sku":"MUG","name":"Mug","price":`+c.price+`}]}`), &in); err != nil {
+				t.Fatalf("decoding must not judge the price: %v", err)
+			}
+			problems := in.Validate()
+			if _, bad := problems["items[0].price"]; bad == c.ok {
+				t.Fatalf("price %s: problems %v", c.price, problems)
+			}
+			if c.ok && in.CatalogItems()[0].Price != c.price {
+				t.Fatalf("price %s stored as %s", c.price, in.CatalogItems()[0].Price)
+			}
+		})
+	}
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -26,13 +29,18 @@ func RequireJSON(r *Request) error {
 	return nil
 }
 
-// singleValued refuses a query that gives a parameter more than once: the
+// checkQuery refuses a query that gives a parameter more than once (the
 // API would have to pick one value, and a client that sent two meant
-// something the API cannot know.
-func singleValued(q url.Values) error {
-	for name, vs := range q {
-		if len(vs) > 1 {
+// something the API cannot know) or with an empty value (endpoint_id= must
+// not quietly widen a list to every endpoint: leave a filter out to mean
+// "all"). Names are checked in order, so the answer is the same each time.
+func checkQuery(q url.Values) error {
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		switch vs := q[name]; {
+		case len(vs) > 1:
 			return apierr.Problems{name: "is given more than once; give it once"}.ParamErr()
+		case len(vs) == 1 && vs[0] == "":
+			return apierr.Problems{name: "is empty; give it a value, or leave it out"}.ParamErr()
 		}
 	}
 	return nil
@@ -57,7 +65,52 @@ func Decode(body []byte, dst any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return apierr.New(apierr.InvalidJSON, "the body must hold exactly one JSON value")
 	}
+	if field := firstNull(body); field != "" {
+		return apierr.Problems{field: "must not be null; leave the field out instead"}.Err()
+	}
 	return nil
+}
+
+// firstNull returns the path (items[3].price) of the first null member or
+// element of a valid JSON document, or "". No request schema of the API
+// admits null, and decoding alone cannot tell a null from an absent field.
+func firstNull(body []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var walk func(path string) string
+	walk = func(path string) string {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		switch tok {
+		case nil:
+			if path == "" {
+				return "body"
+			}
+			return path
+		case json.Delim('{'):
+			for dec.More() {
+				name, _ := dec.Token()
+				field, _ := name.(string)
+				if path != "" {
+					field = path + "." + field
+				}
+				if p := walk(field); p != "" {
+					return p
+				}
+			}
+			dec.Token() // }
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if p := walk(fmt.Sprintf("%s[%d]", path, i)); p != "" {
+					return p
+				}
+			}
+			dec.Token() // ]
+		}
+		return ""
+	}
+	return walk("")
 }
 
 func decodeError(err error) error {

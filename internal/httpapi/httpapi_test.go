@@ -72,6 +72,10 @@ func TestDecode(t *testing.T) {
 		{"wrong type names the field", `{"tags":"a"}`, apierr.ValidationFailed, "tags"},
 		{"not an object", `[1]`, apierr.ValidationFailed, ""},
 		{"invalid UTF-8 is not replaced, it is refused", "{\"name\":\"\xff\xfe\"}", apierr.InvalidJSON, ""},
+		{"null where a string is expected names the field", `{"name":null}`, apierr.ValidationFailed, "name"},
+		{"null in an array names its index", `{"tags":["a",null]}`, apierr.ValidationFailed, "tags[1]"},
+		{"null for an array", `{"tags":null}`, apierr.ValidationFailed, "tags"},
+		{"a null body", `null`, apierr.ValidationFailed, "body"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -114,7 +118,7 @@ type keyring struct{}
 
 func (keyring) Authenticate(context.Context, string) (string, error) { return "prj_1", nil }
 
-func TestRepeatedQueryParametersAreRefused(t *testing.T) {
+func TestRepeatedOrEmptyQueryParametersAreRefused(t *testing.T) {
 	e := &Endpoint{Auth: keyring{}, Handler: func(context.Context, *Request) (*Response, error) { return JSON(200, map[string]int{}) }}
 	for _, c := range []struct {
 		query  string
@@ -124,6 +128,9 @@ func TestRepeatedQueryParametersAreRefused(t *testing.T) {
 		{"status=dead&status=delivered", 400},
 		{"cursor_limit=5&cursor_limit=200", 400},
 		{"tag=a&tag=a", 400},
+		{"endpoint_id=", 400},
+		{"status=dead&since=", 400},
+		{"cursor=", 400},
 	} {
 		t.Run(c.query, func(t *testing.T) {
 			resp, _ := e.Serve(context.Background(), events.APIGatewayV2HTTPRequest{RouteKey: "GET /x", RawQueryString: c.query, Headers: map[string]string{"authorization": "Bearer bx_test_0123456789abcdef"}})

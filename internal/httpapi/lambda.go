@@ -118,7 +118,7 @@ func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGateway
 			return nil, err
 		}
 		req.Project = project
-		if err := singleValued(req.Query); err != nil {
+		if err := checkQuery(req.Query); err != nil {
 			return nil, err
 		}
 	}

@@ -8,6 +8,9 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"unicode"
+
+	"golang.org/x/net/idna"
 )
 
 // Guard decides which URLs and addresses webhooks may reach. Loopback,
@@ -99,20 +102,46 @@ const (
 	problemNumeric   = "must use a DNS name or an IP address in its usual form (a.b.c.d, or [IPv6] in brackets)"
 )
 
-// CheckURL validates an endpoint URL: https (http only with
-// AllowLoopback), a host, no credentials, and — for an IP literal or a
-// name that resolves — only allowed addresses. Hosts that some resolvers
-// read as addresses although they are not written as one (127.1,
-// 0x7f000001, 2130706433, 0177.0.0.1) are refused, and so is localhost in
-// any spelling. A name that does not resolve yet is accepted; the
-// dial-time check still applies.
+// hostNames maps a host the way resolvers and browsers do before they look
+// it up (UTS #46: full-width letters, digits and dots such as "１２７。０.０.１"
+// become "127.0.0.1", letters are lowercased, international names become
+// their xn-- form), so the guard judges the host that would be dialled.
+// Underscores stay allowed, as DNS allows them.
+var hostNames = idna.New(idna.MapForLookup(), idna.BidiRule(), idna.StrictDomainName(false))
+
+// MaxURLLength bounds an endpoint URL.
+const MaxURLLength = 2048
+
+// CheckURL validates an endpoint URL and returns it with its host in the
+// form that is dialled: https (http only with AllowLoopback), a host, no
+// credentials, no spaces or control characters, and — for an IP literal or
+// a name that resolves — only allowed addresses. Hosts are mapped first
+// (hostNames), so full-width spellings are judged as what they mean. Hosts
+// that some resolvers read as addresses although they are not written as
+// one (127.1, 0x7f000001, 2130706433, 0177.0.0.1) are refused, and so is
+// localhost in any spelling. A name that does not resolve yet is accepted;
+// the dial-time check still applies.
 func (g Guard) CheckURL(ctx context.Context, resolver *net.Resolver, raw string) (*url.URL, string) {
-	if len(raw) > 2048 {
-		return nil, "must be at most 2048 characters"
+	if len(raw) > MaxURLLength {
+		return nil, fmt.Sprintf("must be at most %d characters", MaxURLLength)
+	}
+	if strings.ContainsFunc(raw, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return nil, "must not contain spaces or control characters (percent-encode them, e.g. %20)"
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Opaque != "" {
 		return nil, "must be an absolute URL such as https://example.com/webhooks"
+	}
+	if !strings.HasPrefix(u.Host, "[") {
+		mapped, err := hostNames.ToASCII(u.Hostname())
+		if err != nil || mapped == "" {
+			return nil, "must have a valid host name"
+		}
+		port := u.Port()
+		u.Host = mapped
+		if port != "" {
+			u.Host = net.JoinHostPort(mapped, port)
+		}
 	}
 	switch {
 	case u.Scheme == "https":

@@ -114,12 +114,36 @@ func TestCheckURL(t *testing.T) {
 		{"http://localhost.:9000/", true, true},
 		{"https://example.invalid./hooks", false, true},
 		{"https://1.2.3.4.example.invalid/", false, true},
+		{"https://example.invalid/a b", false, false},
+		{"https://example.invalid/hooks?x=1 HTTP/1.1\r\nHost: evil", false, false},
+		{"https://example.invalid/\thooks", false, false},
+		{"https://example.invalid/\u00a0hooks", false, false},
+		{"https://１２７.０.０.１/", false, false},
+		{"https://127。0。0。1/", false, false},
+		{"https://ｌｏｃａｌｈｏｓｔ/", false, false},
+		{"http://ｌｏｃａｌｈｏｓｔ:9000/", true, true},
+		{"https://１６９.２５４.１６９.２５４/latest/meta-data", false, false},
+		{"https://０x7f000001/", false, false},
+		{"https://exa_mple.invalid/hooks", false, true},
+		{"https://" + strings.Repeat("a", 2040) + ".io/", false, false},
 	} {
 		_, problem := Guard{AllowLoopback: c.local}.CheckURL(ctx, r, c.url)
 		if (problem == "") != c.ok {
 			t.Errorf("%s (loopback allowed: %v): problem %q", c.url, c.local, problem)
 		}
 	}
+	t.Run("the host comes back as it is dialled", func(t *testing.T) {
+		for raw, want := range map[string]string{
+			"https://ПРИМЕР.рф:8443/hooks?a=1": "https://xn--e1afmkfd.xn--p1ai:8443/hooks?a=1",
+			"https://Ｅｘａｍｐｌｅ．invalid/h":        "https://example.invalid/h",
+			"https://[2606:4700::1111]/h":      "https://[2606:4700::1111]/h",
+		} {
+			u, problem := Guard{}.CheckURL(ctx, r, raw)
+			if problem != "" || u.String() != want {
+				t.Errorf("%s: %v %q, want %s", raw, u, problem, want)
+			}
+		}
+	})
 }
 
 func TestDecide(t *testing.T) {
