@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"errors"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -54,10 +55,24 @@ func New(prefix string, t time.Time) string {
 	return prefix + "_" + NewULID(t).String()
 }
 
-// Parse checks that id is "<prefix>_<ULID>" and returns the ULID part.
+// ulidText is the text of a ULID as the API writes it: 26 upper-case
+// Crockford base32 characters, the first at most 7 (128 bits). Ids are
+// compared as text (they are sort keys), so the lower-case spelling that
+// ULID parsers also read is refused rather than looked up and not found.
+const ulidText = `[0-7][0-9A-HJKMNP-TV-Z]{25}`
+
+var ulidShape = regexp.MustCompile(`^` + ulidText + `$`)
+
+// Pattern is the regular expression of the ids with prefix, as the OpenAPI
+// document states it (a test compares every id pattern of the document
+// with it).
+func Pattern(prefix string) string { return `^` + prefix + `_` + ulidText + `$` }
+
+// Parse checks that id is "<prefix>_<ULID>" (Pattern) and returns the ULID
+// part.
 func Parse(prefix, id string) (ulid.ULID, error) {
 	rest, ok := strings.CutPrefix(id, prefix+"_")
-	if !ok || len(rest) != ulid.EncodedSize {
+	if !ok || !ulidShape.MatchString(rest) {
 		return ulid.ULID{}, ErrMalformed
 	}
 	u, err := ulid.ParseStrict(rest)
@@ -82,6 +97,9 @@ func NewInspector() string {
 	_, _ = rand.Read(b)
 	return Inspector + "_" + strings.ToLower(inspectorEncoding.EncodeToString(b))
 }
+
+// InspectorPattern is the regular expression of inspector ids.
+const InspectorPattern = `^` + Inspector + `_[a-z2-7]{32}$`
 
 // ValidInspector reports whether id has the shape of an inspector id.
 func ValidInspector(id string) bool {

@@ -1,6 +1,7 @@
 package ids
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,7 @@ func TestParseRejects(t *testing.T) {
 		"short":        good[:len(good)-1],
 		"bad char":     good[:len(good)-1] + "U",
 		"overflow":     "ct_8ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+		"lower case":   "ct_" + strings.ToLower(good[3:]),
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Parse(Contact, id); err == nil {
@@ -66,6 +68,23 @@ func TestInspectorIDs(t *testing.T) {
 		"insp_" + strings.Repeat("A", 32), "insp_" + strings.Repeat("1", 32), "ct_" + strings.Repeat("a", 34), "insp_" + strings.Repeat("a", 2043)} {
 		if ValidInspector(bad) {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestPatternIsWhatParseTakes: the pattern the document states and Parse
+// accept the same strings.
+func TestPatternIsWhatParseTakes(t *testing.T) {
+	good := New(Contact, time.Now())
+	re := regexp.MustCompile(Pattern(Contact))
+	for _, id := range []string{
+		good, "ct_00000000000000000000000000", "ct_7ZZZZZZZZZZZZZZZZZZZZZZZZZ", "ct_8ZZZZZZZZZZZZZZZZZZZZZZZZZ",
+		"ct_" + strings.ToLower(good[3:]), good + "0", good[:len(good)-1], good[:len(good)-1] + "I", good[:len(good)-1] + "L",
+		good[:len(good)-1] + "O", good[:len(good)-1] + "U", "CT_" + good[3:], "ct-" + good[3:], " " + good, good + "\n",
+	} {
+		_, err := Parse(Contact, id)
+		if re.MatchString(id) != (err == nil) {
+			t.Errorf("%q: pattern match %v, Parse error %v", id, re.MatchString(id), err)
 		}
 	}
 }
