@@ -1,4 +1,4 @@
-// Command inspectors-capture is the Lambda function CaptureInspectorFunction (see template.yaml).
+// Command capture-inspector is the Lambda function CaptureInspectorFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command contacts-count is the Lambda function CountContactsFunction (see template.yaml).
+// Command count-contacts is the Lambda function CountContactsFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command contacts-create is the Lambda function CreateContactFunction (see template.yaml).
+// Command create-contact is the Lambda function CreateContactFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

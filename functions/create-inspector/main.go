@@ -1,4 +1,4 @@
-// Command inspectors-create is the Lambda function CreateInspectorFunction (see template.yaml).
+// Command create-inspector is the Lambda function CreateInspectorFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command webhook-endpoints-create is the Lambda function CreateWebhookEndpointFunction (see template.yaml).
+// Command create-webhook-endpoint is the Lambda function CreateWebhookEndpointFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command webhook-endpoints-delete is the Lambda function DeleteWebhookEndpointFunction (see template.yaml).
+// Command delete-webhook-endpoint is the Lambda function DeleteWebhookEndpointFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

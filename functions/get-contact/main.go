@@ -1,4 +1,4 @@
-// Command contacts-get is the Lambda function GetContactFunction (see template.yaml).
+// Command get-contact is the Lambda function GetContactFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

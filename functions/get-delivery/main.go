@@ -1,4 +1,4 @@
-// Command deliveries-get is the Lambda function GetDeliveryFunction (see template.yaml).
+// Command get-delivery is the Lambda function GetDeliveryFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command events-get is the Lambda function GetEventFunction (see template.yaml).
+// Command get-event is the Lambda function GetEventFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command webhook-endpoints-get is the Lambda function GetWebhookEndpointFunction (see template.yaml).
+// Command get-webhook-endpoint is the Lambda function GetWebhookEndpointFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

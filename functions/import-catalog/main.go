@@ -1,4 +1,4 @@
-// Command catalog-import is the Lambda function ImportCatalogFunction (see template.yaml).
+// Command import-catalog is the Lambda function ImportCatalogFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command contacts-list is the Lambda function ListContactsFunction (see template.yaml).
+// Command list-contacts is the Lambda function ListContactsFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

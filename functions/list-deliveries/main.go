@@ -1,4 +1,4 @@
-// Command deliveries-list is the Lambda function ListDeliveriesFunction (see template.yaml).
+// Command list-deliveries is the Lambda function ListDeliveriesFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

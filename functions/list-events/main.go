@@ -1,4 +1,4 @@
-// Command events-list is the Lambda function ListEventsFunction (see template.yaml).
+// Command list-events is the Lambda function ListEventsFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command inspectors-requests is the Lambda function ListInspectorRequestsFunction (see template.yaml).
+// Command list-inspector-requests is the Lambda function ListInspectorRequestsFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command messages-list is the Lambda function ListMessagesFunction (see template.yaml).
+// Command list-messages is the Lambda function ListMessagesFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command webhook-endpoints-list is the Lambda function ListWebhookEndpointsFunction (see template.yaml).
+// Command list-webhook-endpoints is the Lambda function ListWebhookEndpointsFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

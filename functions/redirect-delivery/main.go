@@ -1,4 +1,4 @@
-// Command deliveries-redirect is the Lambda function RedirectDeliveryFunction (see template.yaml).
+// Command redirect-delivery is the Lambda function RedirectDeliveryFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

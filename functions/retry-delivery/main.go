@@ -1,4 +1,4 @@
-// Command deliveries-retry is the Lambda function RetryDeliveryFunction (see template.yaml).
+// Command retry-delivery is the Lambda function RetryDeliveryFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -1,4 +1,4 @@
-// Command webhook-endpoints-rotate-secret is the Lambda function RotateWebhookSecretFunction (see template.yaml).
+// Command rotate-webhook-secret is the Lambda function RotateWebhookSecretFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

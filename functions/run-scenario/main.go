@@ -1,4 +1,4 @@
-// Command scenario-run is the Lambda function RunScenarioFunction (see template.yaml).
+// Command run-scenario is the Lambda function RunScenarioFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

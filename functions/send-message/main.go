@@ -1,4 +1,4 @@
-// Command messages-create is the Lambda function SendMessageFunction (see template.yaml).
+// Command send-message is the Lambda function SendMessageFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

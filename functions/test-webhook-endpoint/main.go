@@ -1,4 +1,4 @@
-// Command webhook-endpoints-test is the Lambda function TestWebhookEndpointFunction (see template.yaml).
+// Command test-webhook-endpoint is the Lambda function TestWebhookEndpointFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

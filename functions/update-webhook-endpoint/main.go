@@ -1,4 +1,4 @@
-// Command webhook-endpoints-update is the Lambda function UpdateWebhookEndpointFunction (see template.yaml).
+// Command update-webhook-endpoint is the Lambda function UpdateWebhookEndpointFunction (see template.yaml).
 package main
 
 import "github.com/botix/public-api/internal/app"

@@ -170,8 +170,12 @@ func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 			if arch, _ := fn.Properties["Architectures"].([]any); len(arch) != 1 || arch[0] != "arm64" {
 				t.Errorf("Architectures = %v, want [arm64]", fn.Properties["Architectures"])
 			}
-			if got := mainBuilder(t, filepath.Join(root, "functions", dir, "main.go")); got != name {
+			doc, got := mainBuilder(t, filepath.Join(root, "functions", dir, "main.go"))
+			if got != name {
 				t.Errorf("functions/%s/main.go starts app.%s; it must start app.%s", dir, got, name)
+			}
+			if want := "Command " + dir + " is the Lambda function " + id + " "; !strings.HasPrefix(doc, want) {
+				t.Errorf("functions/%s/main.go's doc comment is %q; it must start %q", dir, doc, want)
 			}
 		})
 	}
@@ -186,11 +190,11 @@ func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 	}
 }
 
-// mainBuilder returns the name of the app builder a main passes to
-// app.Start.
-func mainBuilder(t *testing.T, path string) string {
+// mainBuilder returns a main's package doc comment and the name of the app
+// builder it passes to app.Start.
+func mainBuilder(t *testing.T, path string) (string, string) {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +211,7 @@ func mainBuilder(t *testing.T, path string) string {
 		}
 		return true
 	})
-	return name
+	return f.Doc.Text(), name
 }
 
 // localOnly are variables the local runtime may set and the template must
