@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/localtest"
 )
 
 // TestTheServerTakesExactlyWhatTheDocumentSays: input that sdk/openapi.yaml
