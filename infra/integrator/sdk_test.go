@@ -13,6 +13,7 @@ import (
 	"go/token"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -39,17 +40,37 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 // lossyProxy forwards requests to the API and, for those drop picks, lets
 // the API answer, waits for the whole answer, then closes the client's
 // connection without it: the request took effect, the client never knows.
+// For those reset picks (asked first), it resets the client's connection
+// (TCP RST) without forwarding: the API never sees the request. posts
+// counts the POST requests that reached the proxy: the client's wire
+// requests of creates.
 type lossyProxy struct {
 	URL     string
 	target  string
 	drop    func(r *http.Request) bool
+	reset   func(r *http.Request) bool
+	posts   atomic.Int64
 	dropped atomic.Int64
+	resets  atomic.Int64
 }
 
-func newLossyProxy(t *testing.T, target string, drop func(r *http.Request) bool) *lossyProxy {
-	p := &lossyProxy{target: target, drop: drop}
+func newLossyProxy(t *testing.T, target string, drop, reset func(r *http.Request) bool) *lossyProxy {
+	p := &lossyProxy{target: target, drop: drop, reset: reset}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			p.posts.Add(1)
+		}
 		body, _ := io.ReadAll(r.Body)
+		if p.reset != nil && p.reset(r) {
+			p.resets.Add(1)
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				if tcp, ok := conn.(*net.TCPConn); ok {
+					_ = tcp.SetLinger(0) // close with RST, not FIN
+				}
+				_ = conn.Close()
+			}
+			return
+		}
 		out, _ := http.NewRequestWithContext(r.Context(), r.Method, p.target+r.URL.RequestURI(), bytes.NewReader(body))
 		out.Header = r.Header.Clone()
 		resp, err := http.DefaultTransport.RoundTrip(out)
@@ -101,7 +122,7 @@ func TestLostAnswers(t *testing.T) {
 
 	t.Run("the first answer is lost: success, one contact, the second answer a replay", func(t *testing.T) {
 		var first atomic.Bool
-		proxy := newLossyProxy(t, rt.URL, func(r *http.Request) bool { return r.Method == http.MethodPost && first.CompareAndSwap(false, true) })
+		proxy := newLossyProxy(t, rt.URL, func(r *http.Request) bool { return r.Method == http.MethodPost && first.CompareAndSwap(false, true) }, nil)
 		c := client(t, rt, proxy.URL)
 		got, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990002001", Name: "Ivan"})
 		if err != nil {
@@ -122,7 +143,7 @@ func TestLostAnswers(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			return r.Method == http.MethodPost && rnd.Float64() < 0.3
-		})
+		}, nil)
 		c := client(t, rt, proxy.URL, botix.WithRetryPolicy(botix.RetryPolicy{MaxAttempts: 12, BaseDelay: 10 * time.Millisecond, MaxDelay: 200 * time.Millisecond, QuotaCapacity: 500}))
 		replays := 0
 		for i := range 200 {
@@ -142,6 +163,131 @@ func TestLostAnswers(t *testing.T) {
 		}
 		t.Logf("200 creates, %d answers lost, %d calls answered by a replay, 200 contacts", proxy.dropped.Load(), replays)
 	})
+}
+
+// TestLossyNetworkDefaultPolicy: 500 creates with distinct phones, the
+// default retry policy, through a network that resets 10 % of the
+// connections (the API never sees the request) and drops 30 % of the
+// answers after the API acted. Most calls succeed; each call that returns an
+// error returns an *OperationError whose key re-issues the operation, and
+// re-issuing it (through the same network) ends in success: a replay, or
+// the one create that never reached the API. At the end exactly 500
+// contacts exist, one per phone, and the proxy saw no more requests than
+// the SDK counted attempts (the transport re-sent nothing by itself).
+func TestLossyNetworkDefaultPolicy(t *testing.T) {
+	rt := localtest.Runtime(t, local.Config{})
+	const calls, workers = 500, 32
+	var mu sync.Mutex
+	rnd := rand.New(rand.NewPCG(500, 30))
+	chance := func(p float64) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return rnd.Float64() < p
+	}
+	isCreate := func(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Path == "/public/v1/contacts" }
+	proxy := newLossyProxy(t, rt.URL,
+		func(r *http.Request) bool { return isCreate(r) && chance(0.3) },
+		func(r *http.Request) bool { return isCreate(r) && chance(0.1) })
+	c := client(t, rt, proxy.URL) // DefaultRetryPolicy
+	ctx := context.Background()
+	phone := func(i int) string { return fmt.Sprintf("+7999500%04d", i) }
+
+	var attempts, replays atomic.Int64
+	failed := make([]*botix.OperationError, calls)
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			got, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: phone(i), Name: "lossy"})
+			if err == nil {
+				attempts.Add(int64(got.Response.Attempts))
+				if got.Response.Replayed {
+					replays.Add(1)
+				}
+				return
+			}
+			var opErr *botix.OperationError
+			if !errors.As(err, &opErr) {
+				t.Errorf("create %d: %v is no *botix.OperationError", i, err)
+				return
+			}
+			attempts.Add(int64(opErr.Attempts))
+			failed[i] = opErr
+		}()
+	}
+	wg.Wait()
+	errorsReturned, reissued, reissueReplays, reissueCreates := 0, 0, 0, 0
+	for i, opErr := range failed {
+		if opErr == nil {
+			continue
+		}
+		errorsReturned++
+		if !botix.ValidIdempotencyKey(opErr.IdempotencyKey) || !opErr.Reissuable() {
+			t.Errorf("create %d failed with %v: no key to re-issue it with, or not re-issuable", i, opErr)
+			continue
+		}
+		// Re-issue through the same lossy network until it succeeds: each
+		// try is the same operation, so it may fail again but never
+		// duplicates.
+		for try := 1; ; try++ {
+			reissued++
+			got, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: phone(i), Name: "lossy"}, opErr.Reissue())
+			var again *botix.OperationError
+			if errors.As(err, &again) {
+				attempts.Add(int64(again.Attempts))
+				if again.IdempotencyKey != opErr.IdempotencyKey || try == 5 {
+					t.Errorf("re-issuing create %d (try %d): %v", i, try, err)
+					break
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("re-issuing create %d: %v", i, err)
+			}
+			attempts.Add(int64(got.Response.Attempts))
+			if got.Response.IdempotencyKey != opErr.IdempotencyKey || got.Phone != phone(i) {
+				t.Errorf("re-issuing create %d: %+v", i, got)
+			}
+			if got.Response.Replayed {
+				reissueReplays++
+			} else {
+				reissueCreates++
+			}
+			break
+		}
+	}
+
+	perPhone := map[string]int{}
+	for ct, err := range c.Contacts.All(ctx, botix.ContactListParams{ListParams: botix.ListParams{Limit: 100}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		perPhone[ct.Phone]++
+	}
+	duplicates := 0
+	for i := range calls {
+		if n := perPhone[phone(i)]; n != 1 {
+			duplicates += max(n-1, 0)
+			t.Errorf("phone %s: %d contacts", phone(i), n)
+		}
+	}
+	if len(perPhone) != calls {
+		t.Errorf("%d distinct phones among the contacts, want %d", len(perPhone), calls)
+	}
+	wire := proxy.posts.Load()
+	t.Logf("%d calls (default policy), %d returned an error, %d re-issues (%d replays, %d first creates), %d calls answered by a replay; "+
+		"%d wire requests for %d attempts counted; the proxy reset %d connections and dropped %d answers; %d contacts, %d duplicates",
+		calls, errorsReturned, reissued, reissueReplays, reissueCreates, replays.Load(), wire, attempts.Load(), proxy.resets.Load(), proxy.dropped.Load(), len(perPhone), duplicates)
+	if wire > attempts.Load() {
+		t.Errorf("the proxy saw %d create requests, the SDK counted %d attempts: something re-sent outside the SDK's count", wire, attempts.Load())
+	}
+	if proxy.resets.Load() < 50 || proxy.dropped.Load() < 150 || replays.Load() == 0 {
+		t.Fatalf("%d resets, %d drops, %d replays: the network was not lossy enough to test anything", proxy.resets.Load(), proxy.dropped.Load(), replays.Load())
+	}
 }
 
 // TestInProgress: two concurrent calls with one caller key while the first

@@ -65,11 +65,15 @@ func TestOperationError(t *testing.T) {
 			is: []error{botix.ErrRetryQuotaExhausted}, isNot: []error{botix.ErrGaveUp}, code: botix.CodeServiceUnavailable, reissuable: true},
 		{name: "the deadline comes before the next attempt: context.DeadlineExceeded at once, with the last *Error",
 			answers: []func(http.ResponseWriter){apiError(503, "SERVICE_UNAVAILABLE", "Retry-After", "30")},
-			ctx:     func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), 10*time.Second) }, attempts: 1,
+			ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 10*time.Second)
+			}, attempts: 1,
 			is: []error{context.DeadlineExceeded}, code: botix.CodeServiceUnavailable, reissuable: true},
 		{name: "the deadline ends an attempt: context.DeadlineExceeded, not ErrAttemptTimeout",
 			answers: []func(http.ResponseWriter){hang},
-			ctx:     func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), 100*time.Millisecond) }, attempts: 1,
+			ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 100*time.Millisecond)
+			}, attempts: 1,
 			is: []error{context.DeadlineExceeded}, isNot: []error{botix.ErrAttemptTimeout}, reissuable: true},
 		{name: "cancelled before the call: context.Canceled, nothing sent",
 			answers: []func(http.ResponseWriter){created},
