@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -545,5 +546,58 @@ func TestCodeConstants(t *testing.T) {
 		if !server[code] {
 			t.Errorf("botix has a constant for %s, which the server does not have", code)
 		}
+	}
+}
+
+// TestReadmeSDKExamples: each Go block of the README marked
+// "<!-- sdk-example: Name -->" is, verbatim, the function Name of
+// sdk/go/botix/example_test.go, which `go test` runs and checks against its
+// Output comment: the README's code runs as shown.
+func TestReadmeSDKExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const file = "../../sdk/go/botix/example_test.go"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := map[string]string{}
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok {
+			funcs[fn.Name.Name] = string(src[fset.Position(fn.Pos()).Offset:fset.Position(fn.End()).Offset])
+		}
+	}
+	marker := regexp.MustCompile("(?m)^( *)<!-- sdk-example: (\\w+) -->\n *```go\n")
+	found := 0
+	for _, m := range marker.FindAllSubmatchIndex(readme, -1) {
+		found++
+		indent, name := string(readme[m[2]:m[3]]), string(readme[m[4]:m[5]])
+		rest := string(readme[m[1]:])
+		end := strings.Index(rest, "\n"+indent+"```")
+		if end < 0 {
+			t.Fatalf("the README block of %s does not end", name)
+		}
+		var lines []string
+		for _, l := range strings.Split(rest[:end], "\n") {
+			lines = append(lines, strings.TrimPrefix(l, indent))
+		}
+		want, ok := funcs[name]
+		if !ok {
+			t.Errorf("the README shows %s, which example_test.go does not have", name)
+			continue
+		}
+		if got := strings.Join(lines, "\n"); got != want {
+			t.Errorf("the README's %s is not the example's code:\n%s\n--- the example:\n%s", name, got, want)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no sdk-example block in the README")
 	}
 }
