@@ -93,7 +93,7 @@ type Option func(*Client)
 // https://api.example.com); the /public/v1 paths are added to it.
 func WithBaseURL(u string) Option { return func(c *Client) { c.baseURL = strings.TrimRight(u, "/") } }
 
-// WithHTTPClient replaces http.DefaultClient. The client uses a copy that
+// WithHTTPClient replaces http.DefaultClient (nil keeps it). The client uses a copy that
 // follows no redirect. Its Transport cannot re-send a request on its own:
 // every request has a body the Transport cannot rewind (GetBody nil) or,
 // for a POST without a body, carries its key under the Header map entry
@@ -192,6 +192,9 @@ func NewClient(apiKey string, opts ...Option) *Client {
 	// a POST into a GET elsewhere (302, 303) or re-send it outside the
 	// attempt count (307, 308). A 3xx is returned as an *Error instead (the
 	// API sends none). The caller's http.Client is copied, not changed.
+	if c.http == nil {
+		c.http = http.DefaultClient
+	}
 	hc := *c.http
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.http = &hc
@@ -287,6 +290,11 @@ func (c *Client) do(ctx context.Context, r request, out any, opts []CallOption) 
 			err, cost = apiErr, retryCost
 			meta.StatusCode, meta.RequestID = status, apiErr.RequestID
 		}
+		// A refusal is the answer, even if the context ends as it arrives:
+		// the caller must change the request, not extend the deadline.
+		if apiErr != nil && !retryable(apiErr) {
+			return fail(err)
+		}
 		if ctx.Err() != nil {
 			// The caller's context ended this attempt (a transport error
 			// then only repeats it) or ends the call right after an answer.
@@ -296,9 +304,6 @@ func (c *Client) do(ctx context.Context, r request, out any, opts []CallOption) 
 			return fail(contextError(ctx, err))
 		}
 		last = err
-		if !retryable(apiErr) {
-			return fail(err)
-		}
 		if meta.Attempts >= c.policy.MaxAttempts {
 			return fail(fmt.Errorf("%w after %d attempts: %w", ErrGaveUp, meta.Attempts, err))
 		}

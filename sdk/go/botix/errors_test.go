@@ -401,3 +401,42 @@ func TestReissue(t *testing.T) {
 		t.Fatalf("%d contacts made", made)
 	}
 }
+
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestRefusalWinsOverTheDeadline: a 422 that arrives as the caller's
+// context ends is returned as the 422 (the request must change), not as
+// context.Canceled; a 503 in the same situation ends with the context's
+// error, since it would have been retried.
+func TestRefusalWinsOverTheDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		code   string
+		want   error
+	}{{422, "VALIDATION_FAILED", nil}, {503, "SERVICE_UNAVAILABLE", context.Canceled}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		answer := func(r *http.Request) (*http.Response, error) {
+			rec := httptest.NewRecorder()
+			apiError(tc.status, tc.code)(rec)
+			cancel() // the context ends as the answer arrives
+			return rec.Result(), nil
+		}
+		c := botix.NewClient("bx_test", botix.WithBaseURL("http://api.invalid"), botix.WithHTTPClient(&http.Client{Transport: roundTripFunc(answer)}))
+		_, err := c.Contacts.Create(ctx, contact)
+		var apiErr *botix.Error
+		if tc.want == nil && (!errors.As(err, &apiErr) || apiErr.StatusCode != tc.status || errors.Is(err, context.Canceled)) {
+			t.Fatalf("%d: %v", tc.status, err)
+		}
+		if tc.want != nil && (!errors.Is(err, tc.want) || !errors.As(err, &apiErr)) {
+			t.Fatalf("%d: %v; want %v wrapping the answer", tc.status, err, tc.want)
+		}
+	}
+	// WithHTTPClient(nil) keeps http.DefaultClient instead of panicking.
+	f := newFake(t, created)
+	if _, err := botix.NewClient("bx_test", botix.WithBaseURL(f.url), botix.WithHTTPClient(nil)).Contacts.Create(context.Background(), contact); err != nil {
+		t.Fatal(err)
+	}
+}
