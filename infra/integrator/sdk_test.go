@@ -6,6 +6,7 @@ package integrator_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -48,21 +49,21 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 type lossyProxy struct {
 	URL     string
 	target  string
-	drop    func(r *http.Request) bool
-	reset   func(r *http.Request) bool
+	drop    func(r *http.Request, body []byte) bool
+	reset   func(r *http.Request, body []byte) bool
 	posts   atomic.Int64
 	dropped atomic.Int64
 	resets  atomic.Int64
 }
 
-func newLossyProxy(t *testing.T, target string, drop, reset func(r *http.Request) bool) *lossyProxy {
+func newLossyProxy(t *testing.T, target string, drop, reset func(r *http.Request, body []byte) bool) *lossyProxy {
 	p := &lossyProxy{target: target, drop: drop, reset: reset}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			p.posts.Add(1)
 		}
 		body, _ := io.ReadAll(r.Body)
-		if p.reset != nil && p.reset(r) {
+		if p.reset != nil && p.reset(r, body) {
 			p.resets.Add(1)
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 				if tcp, ok := conn.(*net.TCPConn); ok {
@@ -81,7 +82,7 @@ func newLossyProxy(t *testing.T, target string, drop, reset func(r *http.Request
 		}
 		answer, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if p.drop(r) {
+		if p.drop(r, body) {
 			p.dropped.Add(1)
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 				_ = conn.Close()
@@ -123,7 +124,9 @@ func TestLostAnswers(t *testing.T) {
 
 	t.Run("the first answer is lost: success, one contact, the second answer a replay", func(t *testing.T) {
 		var first atomic.Bool
-		proxy := newLossyProxy(t, rt.URL, func(r *http.Request) bool { return r.Method == http.MethodPost && first.CompareAndSwap(false, true) }, nil)
+		proxy := newLossyProxy(t, rt.URL, func(r *http.Request, _ []byte) bool {
+			return r.Method == http.MethodPost && first.CompareAndSwap(false, true)
+		}, nil)
 		c := client(t, rt, proxy.URL)
 		got, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990002001", Name: "Ivan"})
 		if err != nil {
@@ -140,7 +143,7 @@ func TestLostAnswers(t *testing.T) {
 	t.Run("200 creates with 30% of answers lost make exactly 200 contacts", func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(7, 11))
 		var mu sync.Mutex
-		proxy := newLossyProxy(t, rt.URL, func(r *http.Request) bool {
+		proxy := newLossyProxy(t, rt.URL, func(r *http.Request, _ []byte) bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return r.Method == http.MethodPost && rnd.Float64() < 0.3
@@ -186,12 +189,31 @@ func TestLossyNetworkDefaultPolicy(t *testing.T) {
 		return rnd.Float64() < p
 	}
 	isCreate := func(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Path == "/public/v1/contacts" }
+	phone := func(i int) string { return fmt.Sprintf("+7999500%04d", i) }
+	// So that errors surely happen (at random, about 0.37⁵ of the calls
+	// fail, 0 to 8 of 500), the first 5 requests — the default policy's
+	// attempts — of calls 0, 100, ... lose their answer after the API acted
+	// (the re-issue is a replay), and those of calls 50, 150, ... are reset
+	// before the API sees them (the contact exists only after the re-issue).
+	var forcedMu sync.Mutex
+	forcedSeen := map[string]int{}
+	forced := func(body []byte, rest int) bool {
+		var in struct{ Phone string }
+		_ = json.Unmarshal(body, &in)
+		var i int
+		if _, err := fmt.Sscanf(in.Phone, "+7999500%04d", &i); err != nil || i%100 != rest {
+			return false
+		}
+		forcedMu.Lock()
+		defer forcedMu.Unlock()
+		forcedSeen[in.Phone]++
+		return forcedSeen[in.Phone] <= 5
+	}
 	proxy := newLossyProxy(t, rt.URL,
-		func(r *http.Request) bool { return isCreate(r) && chance(0.3) },
-		func(r *http.Request) bool { return isCreate(r) && chance(0.1) })
+		func(r *http.Request, body []byte) bool { return isCreate(r) && (forced(body, 0) || chance(0.3)) },
+		func(r *http.Request, body []byte) bool { return isCreate(r) && (forced(body, 50) || chance(0.1)) })
 	c := client(t, rt, proxy.URL) // DefaultRetryPolicy
 	ctx := context.Background()
-	phone := func(i int) string { return fmt.Sprintf("+7999500%04d", i) }
 
 	var attempts, replays atomic.Int64
 	failed := make([]*botix.OperationError, calls)
@@ -285,6 +307,12 @@ func TestLossyNetworkDefaultPolicy(t *testing.T) {
 		calls, errorsReturned, reissued, reissueReplays, reissueCreates, replays.Load(), wire, attempts.Load(), proxy.resets.Load(), proxy.dropped.Load(), len(perPhone), duplicates)
 	if wire > attempts.Load() {
 		t.Errorf("the proxy saw %d create requests, the SDK counted %d attempts: something re-sent outside the SDK's count", wire, attempts.Load())
+	}
+	// The 5 forced lost answers re-issue to a replay; the 5 forced resets
+	// to a first create, or to a replay when the re-issue's own first answer
+	// is lost, so only their contacts (checked above) are certain.
+	if errorsReturned < 10 || reissueReplays < 5 {
+		t.Errorf("%d errors, %d re-issues answered by a replay: want at least the 10 forced failures, 5 of them replayed", errorsReturned, reissueReplays)
 	}
 	if proxy.resets.Load() < 50 || proxy.dropped.Load() < 150 || replays.Load() == 0 {
 		t.Fatalf("%d resets, %d drops, %d replays: the network was not lossy enough to test anything", proxy.resets.Load(), proxy.dropped.Load(), replays.Load())
