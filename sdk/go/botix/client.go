@@ -97,8 +97,9 @@ func WithBaseURL(u string) Option { return func(c *Client) { c.baseURL = strings
 // follows no redirect. Its Transport cannot re-send a request on its own:
 // every request has a body the Transport cannot rewind (GetBody nil) or,
 // for a POST without a body, carries its key under the Header map entry
-// "idempotency-key" — the same header on the wire — so the Transport deems
-// none replayable and each HTTP request is an attempt the client counts.
+// "idempotency-key" — the same header on the wire; a RoundTripper reads it
+// there, not with Header.Get — so the Transport deems none replayable and
+// each HTTP request is an attempt the client counts.
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
 // WithRetryPolicy replaces DefaultRetryPolicy; its zero fields keep their
