@@ -6,6 +6,7 @@ package integrator_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -13,8 +14,10 @@ import (
 	"go/token"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -39,17 +42,37 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 // lossyProxy forwards requests to the API and, for those drop picks, lets
 // the API answer, waits for the whole answer, then closes the client's
 // connection without it: the request took effect, the client never knows.
+// For those reset picks (asked first), it resets the client's connection
+// (TCP RST) without forwarding: the API never sees the request. posts
+// counts the POST requests that reached the proxy: the client's wire
+// requests of creates.
 type lossyProxy struct {
 	URL     string
 	target  string
-	drop    func(r *http.Request) bool
+	drop    func(r *http.Request, body []byte) bool
+	reset   func(r *http.Request, body []byte) bool
+	posts   atomic.Int64
 	dropped atomic.Int64
+	resets  atomic.Int64
 }
 
-func newLossyProxy(t *testing.T, target string, drop func(r *http.Request) bool) *lossyProxy {
-	p := &lossyProxy{target: target, drop: drop}
+func newLossyProxy(t *testing.T, target string, drop, reset func(r *http.Request, body []byte) bool) *lossyProxy {
+	p := &lossyProxy{target: target, drop: drop, reset: reset}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			p.posts.Add(1)
+		}
 		body, _ := io.ReadAll(r.Body)
+		if p.reset != nil && p.reset(r, body) {
+			p.resets.Add(1)
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				if tcp, ok := conn.(*net.TCPConn); ok {
+					_ = tcp.SetLinger(0) // close with RST, not FIN
+				}
+				_ = conn.Close()
+			}
+			return
+		}
 		out, _ := http.NewRequestWithContext(r.Context(), r.Method, p.target+r.URL.RequestURI(), bytes.NewReader(body))
 		out.Header = r.Header.Clone()
 		resp, err := http.DefaultTransport.RoundTrip(out)
@@ -59,7 +82,7 @@ func newLossyProxy(t *testing.T, target string, drop func(r *http.Request) bool)
 		}
 		answer, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if p.drop(r) {
+		if p.drop(r, body) {
 			p.dropped.Add(1)
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 				_ = conn.Close()
@@ -101,7 +124,9 @@ func TestLostAnswers(t *testing.T) {
 
 	t.Run("the first answer is lost: success, one contact, the second answer a replay", func(t *testing.T) {
 		var first atomic.Bool
-		proxy := newLossyProxy(t, rt.URL, func(r *http.Request) bool { return r.Method == http.MethodPost && first.CompareAndSwap(false, true) })
+		proxy := newLossyProxy(t, rt.URL, func(r *http.Request, _ []byte) bool {
+			return r.Method == http.MethodPost && first.CompareAndSwap(false, true)
+		}, nil)
 		c := client(t, rt, proxy.URL)
 		got, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990002001", Name: "Ivan"})
 		if err != nil {
@@ -118,11 +143,11 @@ func TestLostAnswers(t *testing.T) {
 	t.Run("200 creates with 30% of answers lost make exactly 200 contacts", func(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(7, 11))
 		var mu sync.Mutex
-		proxy := newLossyProxy(t, rt.URL, func(r *http.Request) bool {
+		proxy := newLossyProxy(t, rt.URL, func(r *http.Request, _ []byte) bool {
 			mu.Lock()
 			defer mu.Unlock()
 			return r.Method == http.MethodPost && rnd.Float64() < 0.3
-		})
+		}, nil)
 		c := client(t, rt, proxy.URL, botix.WithRetryPolicy(botix.RetryPolicy{MaxAttempts: 12, BaseDelay: 10 * time.Millisecond, MaxDelay: 200 * time.Millisecond, QuotaCapacity: 500}))
 		replays := 0
 		for i := range 200 {
@@ -142,6 +167,156 @@ func TestLostAnswers(t *testing.T) {
 		}
 		t.Logf("200 creates, %d answers lost, %d calls answered by a replay, 200 contacts", proxy.dropped.Load(), replays)
 	})
+}
+
+// TestLossyNetworkDefaultPolicy: 500 creates with distinct phones, the
+// default retry policy, through a network that resets 10 % of the
+// connections (the API never sees the request) and drops 30 % of the
+// answers after the API acted. Most calls succeed; each call that returns an
+// error returns an *OperationError whose key re-issues the operation, and
+// re-issuing it (through the same network) ends in success: a replay, or
+// the one create that never reached the API. At the end exactly 500
+// contacts exist, one per phone, and the proxy saw no more requests than
+// the SDK counted attempts (the transport re-sent nothing by itself).
+func TestLossyNetworkDefaultPolicy(t *testing.T) {
+	rt := localtest.Runtime(t, local.Config{})
+	const calls, workers = 500, 32
+	var mu sync.Mutex
+	rnd := rand.New(rand.NewPCG(500, 30))
+	chance := func(p float64) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return rnd.Float64() < p
+	}
+	isCreate := func(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Path == "/public/v1/contacts" }
+	phone := func(i int) string { return fmt.Sprintf("+7999500%04d", i) }
+	// So that errors surely happen (at random, about 0.37⁵ of the calls
+	// fail, 0 to 8 of 500), the first 5 requests — the default policy's
+	// attempts — of calls 0, 100, ... lose their answer after the API acted
+	// (the re-issue is a replay), and those of calls 50, 150, ... are reset
+	// before the API sees them (the contact exists only after the re-issue).
+	var forcedMu sync.Mutex
+	forcedSeen := map[string]int{}
+	forced := func(body []byte, rest int) bool {
+		var in struct{ Phone string }
+		_ = json.Unmarshal(body, &in)
+		var i int
+		if _, err := fmt.Sscanf(in.Phone, "+7999500%04d", &i); err != nil || i%100 != rest {
+			return false
+		}
+		forcedMu.Lock()
+		defer forcedMu.Unlock()
+		forcedSeen[in.Phone]++
+		return forcedSeen[in.Phone] <= 5
+	}
+	proxy := newLossyProxy(t, rt.URL,
+		func(r *http.Request, body []byte) bool { return isCreate(r) && (forced(body, 0) || chance(0.3)) },
+		func(r *http.Request, body []byte) bool { return isCreate(r) && (forced(body, 50) || chance(0.1)) })
+	c := client(t, rt, proxy.URL) // DefaultRetryPolicy
+	ctx := context.Background()
+
+	var attempts, replays atomic.Int64
+	failed := make([]*botix.OperationError, calls)
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			got, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: phone(i), Name: "lossy"})
+			if err == nil {
+				attempts.Add(int64(got.Response.Attempts))
+				if got.Response.Replayed {
+					replays.Add(1)
+				}
+				return
+			}
+			var opErr *botix.OperationError
+			if !errors.As(err, &opErr) {
+				t.Errorf("create %d: %v is no *botix.OperationError", i, err)
+				return
+			}
+			attempts.Add(int64(opErr.Attempts))
+			failed[i] = opErr
+		}()
+	}
+	wg.Wait()
+	errorsReturned, reissued, reissueReplays, reissueCreates := 0, 0, 0, 0
+	for i, opErr := range failed {
+		if opErr == nil {
+			continue
+		}
+		errorsReturned++
+		if !botix.ValidIdempotencyKey(opErr.IdempotencyKey) || !opErr.Reissuable() {
+			t.Errorf("create %d failed with %v: no key to re-issue it with, or not re-issuable", i, opErr)
+			continue
+		}
+		// Re-issue through the same lossy network until it succeeds: each
+		// try is the same operation, so it may fail again but never
+		// duplicates.
+		for try := 1; ; try++ {
+			reissued++
+			got, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: phone(i), Name: "lossy"}, opErr.Reissue())
+			var again *botix.OperationError
+			if errors.As(err, &again) {
+				attempts.Add(int64(again.Attempts))
+				if again.IdempotencyKey != opErr.IdempotencyKey || try == 5 {
+					t.Errorf("re-issuing create %d (try %d): %v", i, try, err)
+					break
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatalf("re-issuing create %d: %v", i, err)
+			}
+			attempts.Add(int64(got.Response.Attempts))
+			if got.Response.IdempotencyKey != opErr.IdempotencyKey || got.Phone != phone(i) {
+				t.Errorf("re-issuing create %d: %+v", i, got)
+			}
+			if got.Response.Replayed {
+				reissueReplays++
+			} else {
+				reissueCreates++
+			}
+			break
+		}
+	}
+
+	perPhone := map[string]int{}
+	for ct, err := range c.Contacts.All(ctx, botix.ContactListParams{ListParams: botix.ListParams{Limit: 100}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		perPhone[ct.Phone]++
+	}
+	duplicates := 0
+	for i := range calls {
+		if n := perPhone[phone(i)]; n != 1 {
+			duplicates += max(n-1, 0)
+			t.Errorf("phone %s: %d contacts", phone(i), n)
+		}
+	}
+	if len(perPhone) != calls {
+		t.Errorf("%d distinct phones among the contacts, want %d", len(perPhone), calls)
+	}
+	wire := proxy.posts.Load()
+	t.Logf("%d calls (default policy), %d returned an error, %d re-issues (%d replays, %d first creates), %d calls answered by a replay; "+
+		"%d wire requests for %d attempts counted; the proxy reset %d connections and dropped %d answers; %d contacts, %d duplicates",
+		calls, errorsReturned, reissued, reissueReplays, reissueCreates, replays.Load(), wire, attempts.Load(), proxy.resets.Load(), proxy.dropped.Load(), len(perPhone), duplicates)
+	if wire > attempts.Load() {
+		t.Errorf("the proxy saw %d create requests, the SDK counted %d attempts: something re-sent outside the SDK's count", wire, attempts.Load())
+	}
+	// The 5 forced lost answers re-issue to a replay; the 5 forced resets
+	// to a first create, or to a replay when the re-issue's own first answer
+	// is lost, so only their contacts (checked above) are certain.
+	if errorsReturned < 10 || reissueReplays < 5 {
+		t.Errorf("%d errors, %d re-issues answered by a replay: want at least the 10 forced failures, 5 of them replayed", errorsReturned, reissueReplays)
+	}
+	if proxy.resets.Load() < 50 || proxy.dropped.Load() < 150 || replays.Load() == 0 {
+		t.Fatalf("%d resets, %d drops, %d replays: the network was not lossy enough to test anything", proxy.resets.Load(), proxy.dropped.Load(), replays.Load())
+	}
 }
 
 // TestInProgress: two concurrent calls with one caller key while the first
@@ -399,5 +574,58 @@ func TestCodeConstants(t *testing.T) {
 		if !server[code] {
 			t.Errorf("botix has a constant for %s, which the server does not have", code)
 		}
+	}
+}
+
+// TestReadmeSDKExamples: each Go block of the README marked
+// "<!-- sdk-example: Name -->" is, verbatim, the function Name of
+// sdk/go/botix/example_test.go, which `go test` runs and checks against its
+// Output comment: the README's code runs as shown.
+func TestReadmeSDKExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const file = "../../sdk/go/botix/example_test.go"
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	funcs := map[string]string{}
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok {
+			funcs[fn.Name.Name] = string(src[fset.Position(fn.Pos()).Offset:fset.Position(fn.End()).Offset])
+		}
+	}
+	marker := regexp.MustCompile("(?m)^( *)<!-- sdk-example: (\\w+) -->\n *```go\n")
+	found := 0
+	for _, m := range marker.FindAllSubmatchIndex(readme, -1) {
+		found++
+		indent, name := string(readme[m[2]:m[3]]), string(readme[m[4]:m[5]])
+		rest := string(readme[m[1]:])
+		end := strings.Index(rest, "\n"+indent+"```")
+		if end < 0 {
+			t.Fatalf("the README block of %s does not end", name)
+		}
+		var lines []string
+		for _, l := range strings.Split(rest[:end], "\n") {
+			lines = append(lines, strings.TrimPrefix(l, indent))
+		}
+		want, ok := funcs[name]
+		if !ok {
+			t.Errorf("the README shows %s, which example_test.go does not have", name)
+			continue
+		}
+		if got := strings.Join(lines, "\n"); got != want {
+			t.Errorf("the README's %s is not the example's code:\n%s\n--- the example:\n%s", name, got, want)
+		}
+	}
+	if found == 0 {
+		t.Fatal("no sdk-example block in the README")
 	}
 }

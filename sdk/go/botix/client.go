@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -27,25 +28,57 @@ const DefaultBaseURL = "http://127.0.0.1:8080"
 // Version is the SDK's version, sent in the User-Agent.
 const Version = "1.1.0"
 
-// RetryPolicy bounds the retries of one call.
+// RetryPolicy bounds the retries of one call. A zero field means its
+// default (DefaultRetryPolicy's value), field by field: RetryPolicy{MaxDelay:
+// time.Second} keeps the other defaults.
 type RetryPolicy struct {
 	// MaxAttempts is the number of HTTP attempts of a call, the first
-	// included (1: never retry).
+	// included: 1 never retries; 0 (or less) means the default, 5.
 	MaxAttempts int
 	// BaseDelay and MaxDelay shape the backoff: before retry n the client
 	// waits a random time in [0, min(MaxDelay, BaseDelay·2ⁿ⁻¹)] ("full
-	// jitter"), unless the server said Retry-After.
+	// jitter"), unless the server said Retry-After. 0 (or less) means the
+	// default, 200 ms and 20 s.
 	BaseDelay, MaxDelay time.Duration
+	// MaxRetryAfter caps the server's Retry-After: a longer one is waited
+	// MaxRetryAfter, then the call is retried (the attempt still counts
+	// against MaxAttempts and the quota). 0 (or less) means the default,
+	// 60 s.
+	MaxRetryAfter time.Duration
 	// QuotaCapacity is the client's retry quota (a token bucket shared by
 	// all its calls, as in the AWS SDKs' standard mode): a retry takes 5
 	// tokens (10 after a timeout or a connection error), a success puts
 	// back what its retries took, or 1 when it needed none. An empty
-	// bucket stops retries until calls succeed again. 0 means no quota.
+	// bucket stops retries until calls succeed again. 0 means the default,
+	// 500; a negative capacity means no quota.
 	QuotaCapacity int
 }
 
-// DefaultRetryPolicy is the policy of a client without WithRetryPolicy.
-var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, BaseDelay: 200 * time.Millisecond, MaxDelay: 20 * time.Second, QuotaCapacity: 500}
+// DefaultRetryPolicy is the policy of a client without WithRetryPolicy, and
+// the value of each zero field of a policy given to WithRetryPolicy.
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, BaseDelay: 200 * time.Millisecond, MaxDelay: 20 * time.Second, MaxRetryAfter: 60 * time.Second, QuotaCapacity: 500}
+
+// withDefaults fills p's zero (or negative, except QuotaCapacity) fields
+// from DefaultRetryPolicy.
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	d := DefaultRetryPolicy
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = d.MaxAttempts
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = d.BaseDelay
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = d.MaxDelay
+	}
+	if p.MaxRetryAfter <= 0 {
+		p.MaxRetryAfter = d.MaxRetryAfter
+	}
+	if p.QuotaCapacity == 0 {
+		p.QuotaCapacity = d.QuotaCapacity
+	}
+	return p
+}
 
 const (
 	retryCost   = 5
@@ -60,19 +93,27 @@ type Option func(*Client)
 // https://api.example.com); the /public/v1 paths are added to it.
 func WithBaseURL(u string) Option { return func(c *Client) { c.baseURL = strings.TrimRight(u, "/") } }
 
-// WithHTTPClient replaces http.DefaultClient.
+// WithHTTPClient replaces http.DefaultClient (nil keeps it). The client uses a copy that
+// follows no redirect. Its Transport cannot re-send a request on its own:
+// every request has a body the Transport cannot rewind (GetBody nil) or,
+// for a POST without a body, carries its key under the Header map entry
+// "idempotency-key" — the same header on the wire; a RoundTripper reads it
+// there, not with Header.Get — so the Transport deems none replayable and
+// each HTTP request is an attempt the client counts.
 func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.http = h } }
 
-// WithRetryPolicy replaces DefaultRetryPolicy.
+// WithRetryPolicy replaces DefaultRetryPolicy; its zero fields keep their
+// default.
 func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.policy = p } }
 
-// WithAttemptTimeout bounds each HTTP attempt (default 30 s); an attempt
-// that times out is retried like a lost connection. The caller's context
-// bounds the whole call.
+// WithAttemptTimeout bounds each HTTP attempt, reading the answer included
+// (default 30 s); an attempt that times out fails with ErrAttemptTimeout
+// and is retried like a lost connection. 0 (or less) means no per-attempt
+// timeout. The caller's context bounds the whole call either way.
 func WithAttemptTimeout(d time.Duration) Option { return func(c *Client) { c.attemptTimeout = d } }
 
-// WithLogger logs each retry at Info and each failed call at Debug (never
-// the API key).
+// WithLogger logs each retry at Info (method, path, Idempotency-Key,
+// attempt, delay, error) and each failed call at Debug; never the API key.
 func WithLogger(l *slog.Logger) Option { return func(c *Client) { c.log = l } }
 
 // WithUserAgent appends a product token to the User-Agent, e.g.
@@ -147,9 +188,17 @@ func NewClient(apiKey string, opts ...Option) *Client {
 	for _, o := range opts {
 		o(c)
 	}
-	if c.policy.MaxAttempts < 1 {
-		c.policy.MaxAttempts = 1
+	c.policy = c.policy.withDefaults()
+	// The SDK never follows a redirect: the client's http.Client would turn
+	// a POST into a GET elsewhere (302, 303) or re-send it outside the
+	// attempt count (307, 308). A 3xx is returned as an *Error instead (the
+	// API sends none). The caller's http.Client is copied, not changed.
+	if c.http == nil {
+		c.http = http.DefaultClient
 	}
+	hc := *c.http
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.http = &hc
 	c.quota = &quota{capacity: c.policy.QuotaCapacity, tokens: c.policy.QuotaCapacity}
 	c.Contacts = &ContactsService{c}
 	c.Messages = &MessagesService{c}
@@ -186,47 +235,54 @@ type request struct {
 func (r request) mutating() bool { return r.method != http.MethodGet }
 
 // do runs a logical operation with retries and decodes the answer into out
-// (which may be nil).
+// (which may be nil). Every error it returns is an *OperationError.
 func (c *Client) do(ctx context.Context, r request, out any, opts []CallOption) (Response, error) {
 	var co callOptions
 	for _, o := range opts {
 		o(&co)
-	}
-	var body []byte
-	if r.body != nil {
-		b, err := json.Marshal(r.body)
-		if err != nil {
-			return Response{}, fmt.Errorf("botix: encode the request: %w", err)
-		}
-		body = b
 	}
 	meta := Response{}
 	if r.mutating() {
 		meta.IdempotencyKey = co.key
 		if meta.IdempotencyKey == "" {
 			meta.IdempotencyKey = uuid.NewString()
-		} else if !ValidIdempotencyKey(meta.IdempotencyKey) {
-			return meta, fmt.Errorf("%w: got %q", ErrInvalidIdempotencyKey, meta.IdempotencyKey)
 		}
 	}
+	fail := func(err error) (Response, error) {
+		opErr := &OperationError{Method: r.method, Path: r.path, IdempotencyKey: meta.IdempotencyKey, Attempts: meta.Attempts, Err: err}
+		c.log.DebugContext(ctx, "botix: call failed", "method", r.method, "path", r.path, "idempotency_key", meta.IdempotencyKey, "attempts", meta.Attempts, "error", err.Error())
+		return meta, opErr
+	}
+	if r.mutating() && !ValidIdempotencyKey(meta.IdempotencyKey) {
+		return fail(fmt.Errorf("%w: got %q", ErrInvalidIdempotencyKey, meta.IdempotencyKey))
+	}
+	var body []byte
+	if r.body != nil {
+		b, err := json.Marshal(r.body)
+		if err != nil {
+			return fail(fmt.Errorf("%w: %w", errEncode, err))
+		}
+		body = b
+	}
 	spent := 0 // quota tokens this call's retries took
+	var last error
 	for {
+		if ctx.Err() != nil { // before the first attempt too: nothing is sent
+			return fail(contextError(ctx, last))
+		}
 		meta.Attempts++
 		status, header, payload, err := c.attempt(ctx, r, body, meta.IdempotencyKey)
-		if err == nil && status < 400 {
+		if err == nil && status >= 200 && status < 300 {
 			meta.StatusCode = status
 			meta.RequestID = header.Get("X-Request-Id")
 			meta.Replayed = header.Get("Idempotent-Replayed") == "true"
 			c.quota.release(spent)
 			if out != nil && len(payload) > 0 {
 				if err := json.Unmarshal(payload, out); err != nil {
-					return meta, fmt.Errorf("botix: decode the answer of %s %s (request_id %s): %w", r.method, r.path, meta.RequestID, err)
+					return fail(fmt.Errorf("%w (HTTP %d, request_id %s): %w", errDecode, status, meta.RequestID, err))
 				}
 			}
 			return meta, nil
-		}
-		if ctx.Err() != nil {
-			return meta, fmt.Errorf("botix: %s %s: %w", r.method, r.path, context.Cause(ctx))
 		}
 		var apiErr *Error
 		cost := timeoutCost
@@ -235,38 +291,65 @@ func (c *Client) do(ctx context.Context, r request, out any, opts []CallOption) 
 			err, cost = apiErr, retryCost
 			meta.StatusCode, meta.RequestID = status, apiErr.RequestID
 		}
-		if !retryable(apiErr) {
-			return meta, err
+		// A refusal is the answer, even if the context ends as it arrives:
+		// the caller must change the request, not extend the deadline.
+		if apiErr != nil && !retryable(apiErr) {
+			return fail(err)
 		}
+		if ctx.Err() != nil {
+			// The caller's context ended this attempt (a transport error
+			// then only repeats it) or ends the call right after an answer.
+			if apiErr == nil {
+				err = last
+			}
+			return fail(contextError(ctx, err))
+		}
+		last = err
 		if meta.Attempts >= c.policy.MaxAttempts {
-			return meta, fmt.Errorf("botix: %s %s: gave up after %d attempts: %w", r.method, r.path, meta.Attempts, err)
+			return fail(fmt.Errorf("%w after %d attempts: %w", ErrGaveUp, meta.Attempts, err))
+		}
+		delay := c.backoff(meta.Attempts)
+		if apiErr != nil && apiErr.RetryAfter > 0 {
+			delay = min(apiErr.RetryAfter, c.policy.MaxRetryAfter)
+		}
+		// A retry the deadline would cut short is not started (and costs no
+		// quota): the call ends now, as the deadline would end it later.
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
+			return fail(fmt.Errorf("%w: it comes before the next attempt (in %s); the last failure: %w", context.DeadlineExceeded, delay, err))
 		}
 		// Waiting for a first request with this key to finish is not a
 		// failure of the service: it costs no quota.
 		inProgress := apiErr != nil && apiErr.Code == CodeIdempotencyKeyInProgress
 		if !inProgress {
 			if !c.quota.take(cost) {
-				return meta, fmt.Errorf("%w (%s %s, %d attempts): %w", ErrRetryQuotaExhausted, r.method, r.path, meta.Attempts, err)
+				return fail(fmt.Errorf("%w: %w", ErrRetryQuotaExhausted, err))
 			}
 			spent += cost
 		}
-		delay := c.backoff(meta.Attempts)
-		if apiErr != nil && apiErr.RetryAfter > 0 {
-			delay = apiErr.RetryAfter
-		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < delay {
-			return meta, fmt.Errorf("botix: %s %s: the context's deadline comes before the next attempt (in %s): %w", r.method, r.path, delay, err)
-		}
-		c.log.InfoContext(ctx, "botix: retrying", "method", r.method, "path", r.path, "attempt", meta.Attempts, "delay", delay, "error", err.Error())
+		c.log.InfoContext(ctx, "botix: retrying", "method", r.method, "path", r.path, "idempotency_key", meta.IdempotencyKey, "attempt", meta.Attempts, "delay", delay, "error", err.Error())
 		if err := c.sleep(ctx, delay); err != nil {
-			return meta, fmt.Errorf("botix: %s %s: %w", r.method, r.path, context.Cause(ctx))
+			return fail(contextError(ctx, last))
 		}
 	}
 }
 
+// contextError is the error of a call its context ended: it matches
+// ctx.Err() (context.Canceled or context.DeadlineExceeded) with errors.Is,
+// and the context's cause and the last failure (if any) too.
+func contextError(ctx context.Context, last error) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		err = fmt.Errorf("%w: %w", err, cause)
+	}
+	if last != nil {
+		err = fmt.Errorf("%w; the last failure: %w", err, last)
+	}
+	return err
+}
+
 // retryable: a lost answer or a timeout (apiErr nil), 429, a 5xx, or a
-// first request with the same key still in progress. Other 4xx mean the
-// request itself must change.
+// first request with the same key still in progress. Other 4xx (and 3xx,
+// which the API never sends) mean the request itself must change.
 func retryable(apiErr *Error) bool {
 	if apiErr == nil {
 		return true
@@ -289,39 +372,68 @@ func (c *Client) backoff(attempt int) time.Duration {
 }
 
 // attempt sends one HTTP request. A transport error (connection refused or
-// dropped, timeout) comes back as err; any HTTP answer as status.
+// dropped, ErrAttemptTimeout) comes back as err; any HTTP answer as status.
 func (c *Client) attempt(ctx context.Context, r request, body []byte, key string) (int, http.Header, []byte, error) {
-	actx, cancel := context.WithTimeout(ctx, c.attemptTimeout)
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if c.attemptTimeout > 0 {
+		actx, cancel = context.WithTimeout(ctx, c.attemptTimeout)
+	}
 	defer cancel()
+	// timedOut tells the attempt's own timeout from the caller's context:
+	// the first is ErrAttemptTimeout, never context.DeadlineExceeded,
+	// which would say the caller's deadline stopped the call.
+	timedOut := func(err error) error {
+		if actx.Err() != nil && ctx.Err() == nil {
+			return fmt.Errorf("%w (after %s)", ErrAttemptTimeout, c.attemptTimeout)
+		}
+		return err
+	}
 	u := c.baseURL + "/public/v1" + r.path
 	if len(r.query) > 0 {
 		u += "?" + r.query.Encode()
 	}
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(actx, r.method, u, rd)
+	req, err := http.NewRequestWithContext(actx, r.method, u, nil)
 	if err != nil {
 		return 0, nil, nil, err
+	}
+	// net/http's Transport re-sends a request by itself, when a reused
+	// keep-alive connection dies before the answer, if it deems it
+	// replayable: a GET, or a request whose Header map has an
+	// "Idempotency-Key" entry, that has no body or a rewindable one
+	// (GetBody). Such a re-send escapes MaxAttempts, the backoff, the quota,
+	// Response.Attempts and the logger. So no request is replayable to the
+	// Transport: every one has a body it cannot rewind (GetBody nil) —
+	// the JSON, or for a GET or a DELETE an empty body, which the Transport
+	// does not send (it probes the body of those methods) — and a POST
+	// without a body, which would go out chunked with an empty body, has
+	// its key under the map entry "idempotency-key" instead: the same
+	// header on the wire (names are case-insensitive) that the Transport
+	// does not look for.
+	switch {
+	case body != nil:
+		req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		req.Header.Set("Content-Type", "application/json")
+	case r.method == http.MethodGet || r.method == http.MethodDelete:
+		req.Body = io.NopCloser(bytes.NewReader(nil))
 	}
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
 	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
+		if req.Body == nil {
+			req.Header["idempotency-key"] = []string{key}
+		} else {
+			req.Header.Set("Idempotency-Key", key)
+		}
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("botix: %s %s: %w", r.method, r.path, err)
+		return 0, nil, nil, timedOut(err)
 	}
 	defer resp.Body.Close()
 	payload, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return 0, nil, nil, fmt.Errorf("botix: %s %s: reading the answer: %w", r.method, r.path, err)
+		return 0, nil, nil, timedOut(fmt.Errorf("reading the answer: %w", err))
 	}
 	return resp.StatusCode, resp.Header, payload, nil
 }
@@ -330,9 +442,8 @@ func (c *Client) attempt(ctx context.Context, r request, body []byte, key string
 // status and whatever message the body has.
 func errorOf(status int, header http.Header, payload []byte) *Error {
 	e := &Error{StatusCode: status, RequestID: header.Get("X-Request-Id")}
-	if s, err := strconv.Atoi(header.Get("Retry-After")); err == nil && s > 0 {
-		e.RetryAfter = time.Duration(s) * time.Second
-	}
+	e.RetryAfter = retryAfter(header.Get("Retry-After"), time.Now())
+
 	var env struct {
 		Error *struct {
 			Code      Code              `json:"code"`
@@ -357,6 +468,24 @@ func errorOf(status int, header http.Header, payload []byte) *Error {
 		e.Message = http.StatusText(status)
 	}
 	return e
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date (RFC
+// 9110 allows both); 0 when absent, malformed or past.
+func retryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(min(s, math.MaxInt32)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }
 
 // discard is a slog.Handler that drops everything (slog.DiscardHandler
@@ -389,7 +518,7 @@ type quota struct {
 // take spends cost tokens for a retry, or reports that the bucket is too
 // low to retry.
 func (q *quota) take(cost int) bool {
-	if q.capacity == 0 {
+	if q.capacity < 0 {
 		return true
 	}
 	q.mu.Lock()
@@ -404,7 +533,7 @@ func (q *quota) take(cost int) bool {
 // release refills the bucket after a success: what its retries took, or
 // successGain when it needed none.
 func (q *quota) release(spent int) {
-	if q.capacity == 0 {
+	if q.capacity < 0 {
 		return
 	}
 	if spent == 0 {

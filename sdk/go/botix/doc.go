@@ -11,7 +11,7 @@
 //     (Response.Replayed) instead of doing the work twice.
 //   - Safe retries. Connection errors and timeouts, 429, 5xx and 409
 //     IDEMPOTENCY_KEY_IN_PROGRESS are retried — GETs included — with
-//     exponential backoff and full jitter, honouring Retry-After, within a
+//     exponential backoff and full jitter, honouring Retry-After (up to RetryPolicy.MaxRetryAfter), within a
 //     per-client retry quota that stops retry storms during an outage
 //     (ErrRetryQuotaExhausted). Other 4xx are returned at once. The caller's
 //     context bounds the whole call, waits included.
@@ -19,14 +19,38 @@
 //     and All, a Go iterator over every item that follows the cursors, can
 //     start from a saved cursor, and stops fetching when the loop ends.
 //
-// Errors of the API are *Error values carrying the envelope's Code (the
-// Code constants), Message, RequestID, Field and Details:
+// Every error of a call is an *OperationError: the route, the
+// Idempotency-Key every attempt sent (empty for a GET), the number of
+// attempts, and the cause, which errors.Is and errors.As still reach. The
+// API's answers are *Error values carrying the envelope's Code (the Code
+// constants), Message, RequestID, Field and Details; a call whose attempts
+// are spent wraps ErrGaveUp, one the retry quota stopped
+// ErrRetryQuotaExhausted, and one the caller's context stopped
+// context.DeadlineExceeded or context.Canceled — also when the deadline
+// comes before the next attempt would start, or during a wait between
+// attempts. An attempt's own timeout (WithAttemptTimeout) is
+// ErrAttemptTimeout, never context.DeadlineExceeded.
 //
 //	c, err := client.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990000000", Name: "Ivan"})
 //	var apiErr *botix.Error
-//	if errors.As(err, &apiErr) && apiErr.Code == botix.CodeContactAlreadyExists {
+//	var opErr *botix.OperationError
+//	switch {
+//	case errors.As(err, &apiErr) && apiErr.Code == botix.CodeContactAlreadyExists:
 //		// the phone is taken
+//	case errors.As(err, &opErr) && opErr.Reissuable():
+//		// the contact may exist (an answer lost): finish the same operation
+//		c, err = client.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990000000", Name: "Ivan"}, opErr.Reissue())
 //	}
+//
+// Re-issuing (the same method and arguments with opErr.Reissue(), that is
+// WithIdempotencyKey(opErr.IdempotencyKey)) is always safe: the API replays
+// the stored result or runs the operation once. It is pointless after a 4xx
+// other than 409 IDEMPOTENCY_KEY_IN_PROGRESS and 429 (Reissuable reports
+// false). A call without the key is a new operation.
+//
+// The net/http Transport never re-sends a request by itself: every HTTP
+// request is an attempt the policy counts, waits for, pays quota for and
+// logs (see WithHTTPClient and the README's Go SDK section).
 //
 // The package depends on the standard library and github.com/google/uuid
 // only.

@@ -122,3 +122,32 @@ func ExampleError() {
 	}
 	// Output: 409 CONTACT_ALREADY_EXISTS req_example
 }
+
+// A mutating call that fails returns a *botix.OperationError with the
+// Idempotency-Key its attempts sent: the operation may have happened (an
+// answer lost after the API acted). Re-issuing it with that key is the same
+// operation — the API replays the stored result or runs it once — where a
+// plain second call would be a new operation. Here the client never
+// retries and the first answer is lost.
+func ExampleOperationError_Reissue() {
+	api := exampleAPI()
+	defer api.Close()
+	client := botix.NewClient("bx_live_...", botix.WithBaseURL(api.URL), botix.WithRetryPolicy(botix.RetryPolicy{MaxAttempts: 1}))
+	ctx := context.Background()
+	in := botix.ContactCreate{Phone: "+79990000000", Name: "Ivan"}
+
+	c, err := client.Contacts.Create(ctx, in)
+	var opErr *botix.OperationError
+	if errors.As(err, &opErr) && opErr.Reissuable() {
+		fmt.Printf("failed after %d attempt, errors.Is ErrGaveUp: %v\n", opErr.Attempts, errors.Is(err, botix.ErrGaveUp))
+		c, err = client.Contacts.Create(ctx, in, opErr.Reissue())
+	}
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Printf("%s: replayed %v, same key %v\n", c.ID, c.Response.Replayed, c.Response.IdempotencyKey == opErr.IdempotencyKey)
+	// Output:
+	// failed after 1 attempt, errors.Is ErrGaveUp: true
+	// ct_1: replayed true, same key true
+}

@@ -88,7 +88,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, out io.
 	run := time.Now().UnixMilli() % 10000
 	replays := 0
 	for i := range *n {
-		c, err := client.Contacts.Create(ctx, botix.ContactCreate{Phone: fmt.Sprintf("+7998%04d%03d", run, i), Name: "SDK example"})
+		in := botix.ContactCreate{Phone: fmt.Sprintf("+7998%04d%03d", run, i), Name: "SDK example"}
+		c, err := client.Contacts.Create(ctx, in)
+		// A call can fail although the contact was made (every answer
+		// lost): re-issuing it with the error's key finishes the same
+		// operation instead of making a second contact.
+		for reissues := 0; err != nil && reissues < 3; reissues++ {
+			var opErr *botix.OperationError
+			if !errors.As(err, &opErr) || !opErr.Reissuable() {
+				return err
+			}
+			fmt.Fprintf(out, "%s: %v; re-issuing with its key\n", in.Phone, err)
+			c, err = client.Contacts.Create(ctx, in, opErr.Reissue())
+		}
 		if err != nil {
 			return err
 		}
