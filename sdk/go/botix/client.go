@@ -431,12 +431,26 @@ func (c *Client) attempt(ctx context.Context, r request, body []byte, key string
 		return 0, nil, nil, timedOut(err)
 	}
 	defer resp.Body.Close()
-	payload, err := io.ReadAll(resp.Body)
+	limit := int64(maxAnswerBytes)
+	if resp.StatusCode >= 300 {
+		limit = maxErrorBytes
+	}
+	payload, err := io.ReadAll(io.LimitReader(resp.Body, limit))
 	if err != nil {
 		return 0, nil, nil, timedOut(fmt.Errorf("reading the answer: %w", err))
 	}
 	return resp.StatusCode, resp.Header, payload, nil
 }
+
+// What the client reads of an answer: the API's answers are Lambda
+// responses (at most 6 MB); an error envelope is small, and a body past
+// maxErrorBytes (a proxy's page, a hostile server) is cut there, which
+// leaves the status and headers to describe the error. A success answer
+// cut at maxAnswerBytes does not decode and is reported as such.
+const (
+	maxAnswerBytes = 8 << 20
+	maxErrorBytes  = 64 << 10
+)
 
 // errorOf decodes an error answer: the envelope when it is one, else the
 // status and whatever message the body has.

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -364,4 +365,31 @@ func attemptsOf(err error) int {
 		return -1
 	}
 	return opErr.Attempts
+}
+
+// TestErrorBodiesAreReadUpToALimit: an error answer with an endless body
+// (a hostile or broken server) ends the attempt with the status, after at
+// most 64 KiB, instead of reading forever.
+func TestErrorBodiesAreReadUpToALimit(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+		chunk := []byte(strings.Repeat("x", 4096))
+		for i := 0; i < 100000; i++ { // 400 MB if read to the end
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			served.Add(int64(len(chunk)))
+		}
+	}))
+	defer srv.Close()
+	c := botix.NewClient("bx_test", botix.WithBaseURL(srv.URL))
+	_, err := c.Contacts.Get(context.Background(), "ct_01JDQ7X3ZV8N5W2K4R6T9Y1B3C")
+	var apiErr *botix.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest {
+		t.Fatalf("err = %v", err)
+	}
+	if n := served.Load(); n > 16<<20 {
+		t.Fatalf("the client read on: the server wrote %d bytes", n)
+	}
 }
