@@ -28,13 +28,20 @@ import (
 // runtime's API Gateway records them.
 type Exchange = local.Exchange
 
+// webhookHeader is a required header of a webhook and the schema of its
+// value.
+type webhookHeader struct {
+	name   string
+	schema *base.Schema
+}
+
 // Validator checks exchanges; it is safe for concurrent use.
 type Validator struct {
 	mu      sync.Mutex
 	v       validator.Validator
 	loose   validator.Validator
-	hooks   map[string]*base.Schema // webhook body schemas by event type
-	headers map[string][]string     // required headers by event type
+	hooks   map[string]*base.Schema    // webhook body schemas by event type
+	headers map[string][]webhookHeader // required headers by event type
 	schemas schema_validation.SchemaValidator
 }
 
@@ -75,7 +82,7 @@ func New(spec []byte) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apicontract: %w", err)
 	}
-	c := &Validator{v: v, loose: loose, hooks: map[string]*base.Schema{}, headers: map[string][]string{}, schemas: schema_validation.NewSchemaValidator()}
+	c := &Validator{v: v, loose: loose, hooks: map[string]*base.Schema{}, headers: map[string][]webhookHeader{}, schemas: schema_validation.NewSchemaValidator()}
 	for name, item := range model.Model.Webhooks.FromOldest() {
 		op := item.Post
 		if op == nil || op.RequestBody == nil {
@@ -88,7 +95,11 @@ func New(spec []byte) (*Validator, error) {
 		c.hooks[name] = media.Schema.Schema()
 		for _, p := range op.Parameters {
 			if p.In == "header" && p.Required != nil && *p.Required {
-				c.headers[name] = append(c.headers[name], p.Name)
+				h := webhookHeader{name: p.Name}
+				if p.Schema != nil {
+					h.schema = p.Schema.Schema()
+				}
+				c.headers[name] = append(c.headers[name], h)
 			}
 		}
 	}
@@ -97,7 +108,8 @@ func New(spec []byte) (*Validator, error) {
 
 // CheckWebhook returns how a webhook request breaks the document's
 // webhooks section (nil when it does not): its body against the schema of
-// its event type, and the presence of every required header.
+// its event type, and every required header's presence and value against
+// the header's schema (the signature lists' formats among them).
 func (c *Validator) CheckWebhook(header http.Header, body []byte) []string {
 	var ev struct {
 		Type string `json:"type"`
@@ -110,13 +122,23 @@ func (c *Validator) CheckWebhook(header http.Header, body []byte) []string {
 		return []string{fmt.Sprintf("event type %q is not in the document's webhooks", ev.Type)}
 	}
 	var problems []string
-	for _, h := range c.headers[ev.Type] {
-		if header.Get(h) == "" {
-			problems = append(problems, "no "+h+" header")
-		}
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for _, h := range c.headers[ev.Type] {
+		value := header.Get(h.name)
+		if value == "" {
+			problems = append(problems, "no "+h.name+" header")
+			continue
+		}
+		// Header values are strings; the document types every webhook
+		// header as one.
+		asJSON, _ := json.Marshal(value)
+		if h.schema != nil {
+			if ok, errs := c.schemas.ValidateSchemaBytes(h.schema, asJSON); !ok {
+				problems = append(problems, fmt.Sprintf("header %s %q: %s", h.name, value, describe(errs)))
+			}
+		}
+	}
 	if ok, errs := c.schemas.ValidateSchemaBytes(schema, body); !ok {
 		problems = append(problems, "body: "+describe(errs))
 	}

@@ -157,6 +157,52 @@ func TestTheValidatorCatchesDrift(t *testing.T) {
 	}
 }
 
+// TestTheValidatorCatchesWebhookDrift: a webhook request is checked
+// against the document's webhooks — its body, and each signature header's
+// presence and format, lists of several signatures (a rotation) included.
+func TestTheValidatorCatchesWebhookDrift(t *testing.T) {
+	v, err := apicontract.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"id":"evt_01JDQ7X3ZV8N5W2K4R6T9Y1B3H","type":"contact.created","created_at":"2026-11-29T08:00:00.000Z","project_id":"prj_01JDQ7X3ZV8N5W2K4R6T9Y1B3E",` +
+		`"data":{"id":"ct_01JDQ7X3ZV8N5W2K4R6T9Y1B3C","phone":"+79990000000","name":"Ivan","tags":[],"created_at":"2026-11-29T08:00:00.000Z"}}`)
+	hex1, hex2 := strings.Repeat("a1", 32), strings.Repeat("b2", 32)
+	std1, std2 := "v1,"+strings.Repeat("K", 43)+"=", "v1,"+strings.Repeat("Q", 43)+"="
+	header := func(botix, std string) http.Header {
+		h := http.Header{}
+		h.Set("X-Botix-Event", "contact.created")
+		h.Set("X-Botix-Request-Id", "req_01JDQ7X3ZV8N5W2K4R6T9Y1B3Q")
+		h.Set("X-Delivery-Attempt", "1")
+		h.Set("Webhook-Id", "evt_01JDQ7X3ZV8N5W2K4R6T9Y1B3H")
+		h.Set("Webhook-Timestamp", "1795939200")
+		h.Set("X-Botix-Signature", botix)
+		h.Set("Webhook-Signature", std)
+		return h
+	}
+	cases := []struct {
+		name   string
+		header http.Header
+		ok     bool
+	}{
+		{"one secret: one signature in each header", header(hex1, std1), true},
+		{"a rotation: two signatures in each header", header(hex1+","+hex2, std1+" "+std2), true},
+		{"X-Botix-Signature entries separated by a space", header(hex1+" "+hex2, std1), false},
+		{"X-Botix-Signature entries separated by comma and space", header(hex1+", "+hex2, std1), false},
+		{"X-Botix-Signature in upper case", header(strings.ToUpper(hex1), std1), false},
+		{"X-Botix-Signature with a trailing comma", header(hex1+",", std1), false},
+		{"webhook-signature entries separated by a comma", header(hex1, std1+","+std2), false},
+		{"no X-Botix-Signature", header("", std1), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if p := v.CheckWebhook(c.header, body); (len(p) == 0) != c.ok {
+				t.Fatalf("problems %v, want conforming = %v", p, c.ok)
+			}
+		})
+	}
+}
+
 // jsonFields are the JSON names of a struct's fields, embedded structs
 // included, json:"-" left out.
 func jsonFields(t reflect.Type) []string {

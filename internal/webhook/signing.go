@@ -41,13 +41,18 @@ func SecretKey(secret string) ([]byte, error) {
 	return key, nil
 }
 
-// BotixSignature is the X-Botix-Signature of a body: hex HMAC-SHA256 of the
-// raw body with the secret's key.
+// BotixSignature is one X-Botix-Signature entry of a body: hex HMAC-SHA256
+// of the raw body with the secret's key.
 func BotixSignature(key, body []byte) string {
 	m := hmac.New(sha256.New, key)
 	m.Write(body)
 	return hex.EncodeToString(m.Sum(nil))
 }
+
+// BotixSignatureSeparator separates the entries of X-Botix-Signature, one
+// per active secret. Hex never contains it, and a list parser that splits
+// on it reads today's single value as a list of one.
+const BotixSignatureSeparator = ","
 
 // StandardSignature is one Standard Webhooks signature: "v1," + base64
 // HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>".
@@ -71,27 +76,28 @@ const (
 	ContentTypeHeader = "application/json"
 )
 
-// SignedHeaders returns the signature headers of a request: X-Botix-Signature
-// with the newest secret, and one Standard Webhooks signature per active
-// secret (during a rotation, the old and the new).
+// SignedHeaders returns the signature headers of a request, with one
+// signature per active secret in both schemes, newest first, so that a
+// receiver holding any of them verifies during a rotation:
+// X-Botix-Signature is the hex signatures joined by "," (no spaces; with
+// one secret, the single hex value), and webhook-signature the Standard
+// Webhooks entries joined by " ".
 func SignedHeaders(secrets []string, eventID string, timestamp int64, body []byte) (map[string]string, error) {
 	if len(secrets) == 0 {
 		return nil, errors.New("webhook: no active secret")
 	}
-	var std []string
-	var botix string
-	for i, s := range secrets {
+	botix := make([]string, 0, len(secrets))
+	std := make([]string, 0, len(secrets))
+	for _, s := range secrets {
 		key, err := SecretKey(s)
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			botix = BotixSignature(key, body)
-		}
+		botix = append(botix, BotixSignature(key, body))
 		std = append(std, StandardSignature(key, eventID, timestamp, body))
 	}
 	return map[string]string{
-		HeaderSignature: botix,
+		HeaderSignature: strings.Join(botix, BotixSignatureSeparator),
 		HeaderID:        eventID,
 		HeaderTimestamp: strconv.FormatInt(timestamp, 10),
 		HeaderStdSig:    strings.Join(std, " "),

@@ -769,7 +769,7 @@ function endpointCard(ep, top, refresh) {
       button('Rotate secret', 'secondary', async () => {
         const r = await mutate('POST', path + '/rotate-secret');
         top.replaceChildren(secretPanel('New signing secret of ' + ep.id, r.data.secret,
-          r.data.previous_secret_expires_at ? 'The previous secret keeps signing too until ' + r.data.previous_secret_expires_at + '.' : ''));
+          r.data.previous_secret_expires_at ? 'The previous secret keeps signing too, in both signature headers, until ' + r.data.previous_secret_expires_at + ': a receiver holding either secret verifies until then. After it, webhooks are signed with the new secret only: give your receiver the new secret before.' : ''));
         top.scrollIntoView();
       }),
       button('Send test event', 'secondary', async () => {

@@ -4,10 +4,18 @@
 // function sends:
 //
 //	POST <your URL>
-//	X-Botix-Signature: <hex HMAC-SHA256 of the body>
+//	X-Botix-Signature: <hex HMAC-SHA256 of the body>[,<hex> per further active secret]
 //	webhook-id: evt_...            (the event id; the same on every retry)
 //	webhook-timestamp: <unix seconds>
-//	webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body"> [v1,... per active secret]
+//	webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body"> [v1,... per further active secret]
+//
+// Both headers carry one signature per active secret, newest first: one
+// secret normally, two or more for 24 hours after a rotation, so that a
+// receiver holding either the previous or the new secret verifies.
+// X-Botix-Signature separates its hex signatures with "," (no spaces),
+// webhook-signature its entries with " ". Verify judges a request by
+// webhook-signature, which is timestamped; X-Botix-Signature is read only
+// by a Verifier with AllowLegacy, for requests that lack webhook-signature.
 //
 // The HMAC key is the base64 part of the endpoint secret ("whsec_<base64>").
 // Delivery is at-least-once: de-duplicate on the event id.
@@ -63,9 +71,14 @@ var (
 )
 
 // Verify checks a request against the endpoint's secrets (more than one
-// during a rotation) with DefaultTolerance. The timestamped Standard
-// Webhooks signature (webhook-signature) must be present and verify, and
-// so must X-Botix-Signature when present. Comparisons are constant-time.
+// during a rotation) with DefaultTolerance: the timestamped Standard
+// Webhooks signature (webhook-signature) must be present and verify with
+// one of the secrets. X-Botix-Signature is then not needed and not read —
+// webhook-signature already covers the body, and during a rotation
+// X-Botix-Signature lists secrets this receiver may not hold — so a
+// request is never refused because of it. A request with X-Botix-Signature
+// alone is refused with ErrUntimedSignature (see Verifier.AllowLegacy).
+// Comparisons are constant-time.
 func Verify(secrets []string, header http.Header, body []byte, now time.Time) error {
 	return Verifier{Secrets: secrets}.Verify(header, body, now)
 }
@@ -77,9 +90,12 @@ type Verifier struct {
 	Tolerance time.Duration
 	// AllowLegacy also accepts a request signed with X-Botix-Signature
 	// alone, for a legacy receiver behind a proxy that drops the Standard
-	// Webhooks headers. Such a request has no timestamp: a captured one can
-	// be replayed at any time, and only the deduplicator stops it. Leave it
-	// off unless you must.
+	// Webhooks headers: it verifies when any of the header's hex
+	// signatures (one per active secret, comma-separated) matches any of
+	// the secrets. Such a request has no timestamp: a captured one can be
+	// replayed at any time, and only the deduplicator stops it. Leave it
+	// off unless you must. A request that carries webhook-signature is
+	// judged by it alone, with or without AllowLegacy.
 	AllowLegacy bool
 }
 
@@ -96,16 +112,20 @@ func (v Verifier) Verify(header http.Header, body []byte, now time.Time) error {
 	std := header.Get("Webhook-Signature")
 	botix := header.Get("X-Botix-Signature")
 	switch {
-	case std == "" && botix == "":
-		return ErrNoSignature
-	case std == "" && !v.AllowLegacy:
-		return ErrUntimedSignature
 	case std != "":
-		if err := v.verifyStandard(keys, header, body, std, now); err != nil {
-			return err
-		}
+		// A bad webhook-signature is not excused by X-Botix-Signature: that
+		// would let a stale or tampered request through the legacy scheme.
+		return v.verifyStandard(keys, header, body, std, now)
+	case botix == "":
+		return ErrNoSignature
+	case !v.AllowLegacy:
+		return ErrUntimedSignature
 	}
-	if botix != "" && !anyMatch(keys, func(k []byte) []byte { return []byte(hexMAC(k, body)) }, []string{strings.ToLower(botix)}) {
+	var candidates []string
+	for _, c := range strings.Split(botix, ",") {
+		candidates = append(candidates, strings.ToLower(strings.TrimSpace(c)))
+	}
+	if !anyMatch(keys, func(k []byte) []byte { return []byte(hexMAC(k, body)) }, candidates) {
 		return ErrBadSignature
 	}
 	return nil

@@ -61,65 +61,90 @@ func TestVerify(t *testing.T) {
 	}
 	v := vectors(t)[0]
 	rotation := vectors(t)[1]
+	newSecret, previousSecret := rotation.Secrets[:1], rotation.Secrets[1:]
+	botixOnly := func(v vector) func() http.Header {
+		return func() http.Header {
+			h := http.Header{}
+			h.Set("X-Botix-Signature", v.Botix)
+			return h
+		}
+	}
 	cases := []struct {
 		name    string
 		secrets []string
+		legacy  bool // Verifier.AllowLegacy
 		header  func() http.Header
 		body    string
 		now     time.Time
 		want    error
 	}{
-		{"tampered body", v.Secrets, v.header, v.Body + " ", v.at(), webhook.ErrBadSignature},
-		{"wrong secret", rotation.Secrets[:1], v.header, v.Body, v.at(), webhook.ErrBadSignature},
-		{"timestamp 6 minutes old", v.Secrets, v.header, v.Body, time.Unix(v.Timestamp, 0).Add(6 * time.Minute), webhook.ErrStale},
-		{"timestamp 6 minutes ahead", v.Secrets, v.header, v.Body, time.Unix(v.Timestamp, 0).Add(-6 * time.Minute), webhook.ErrStale},
-		{"no signature headers", v.Secrets, func() http.Header { return http.Header{} }, v.Body, v.at(), webhook.ErrNoSignature},
-		{"bad timestamp", v.Secrets, func() http.Header { h := v.header(); h.Set("webhook-timestamp", "soon"); return h }, v.Body, v.at(), webhook.ErrBadTimestamp},
-		{"X-Botix-Signature alone, valid: refused, a stripped request could be a replay", v.Secrets, func() http.Header {
-			h := http.Header{}
-			h.Set("X-Botix-Signature", v.Botix)
-			return h
-		}, v.Body, v.at(), webhook.ErrUntimedSignature},
-		{"X-Botix-Signature alone, days later: refused", v.Secrets, func() http.Header {
-			h := http.Header{}
-			h.Set("X-Botix-Signature", v.Botix)
-			return h
-		}, v.Body, v.at().Add(72 * time.Hour), webhook.ErrUntimedSignature},
-		{"a valid webhook-signature does not excuse a bad X-Botix-Signature", v.Secrets, func() http.Header {
+		{"tampered body", v.Secrets, false, v.header, v.Body + " ", v.at(), webhook.ErrBadSignature},
+		{"wrong secret", rotation.Secrets[:1], false, v.header, v.Body, v.at(), webhook.ErrBadSignature},
+		{"timestamp 6 minutes old", v.Secrets, false, v.header, v.Body, time.Unix(v.Timestamp, 0).Add(6 * time.Minute), webhook.ErrStale},
+		{"timestamp 6 minutes ahead", v.Secrets, false, v.header, v.Body, time.Unix(v.Timestamp, 0).Add(-6 * time.Minute), webhook.ErrStale},
+		{"no signature headers", v.Secrets, false, func() http.Header { return http.Header{} }, v.Body, v.at(), webhook.ErrNoSignature},
+		{"bad timestamp", v.Secrets, false, func() http.Header { h := v.header(); h.Set("webhook-timestamp", "soon"); return h }, v.Body, v.at(), webhook.ErrBadTimestamp},
+		{"X-Botix-Signature alone, valid: refused, a stripped request could be a replay", v.Secrets, false, botixOnly(v), v.Body, v.at(), webhook.ErrUntimedSignature},
+		{"X-Botix-Signature alone, days later: refused", v.Secrets, false, botixOnly(v), v.Body, v.at().Add(72 * time.Hour), webhook.ErrUntimedSignature},
+		{"X-Botix-Signature alone during a rotation: refused too", previousSecret, false, botixOnly(rotation), rotation.Body, rotation.at(), webhook.ErrUntimedSignature},
+		{"a verifying webhook-signature is enough: X-Botix-Signature is not read", v.Secrets, false, func() http.Header {
 			h := v.header()
 			h.Set("X-Botix-Signature", strings.Repeat("0", 64))
 			return h
+		}, v.Body, v.at(), nil},
+		{"a verifying webhook-signature is enough without X-Botix-Signature", v.Secrets, false, func() http.Header {
+			h := v.header()
+			h.Del("X-Botix-Signature")
+			return h
+		}, v.Body, v.at(), nil},
+		{"rotation, receiver holding only the new secret", newSecret, false, rotation.header, rotation.Body, rotation.at(), nil},
+		{"rotation, receiver holding only the previous secret", previousSecret, false, rotation.header, rotation.Body, rotation.at(), nil},
+		{"rotation, receiver holding neither", v.Secrets, false, rotation.header, rotation.Body, rotation.at(), webhook.ErrBadSignature},
+		{"rotation, stale: neither secret excuses the time", previousSecret, false, rotation.header, rotation.Body, rotation.at().Add(6 * time.Minute), webhook.ErrStale},
+		{"legacy: X-Botix-Signature alone accepted", v.Secrets, true, botixOnly(v), v.Body, v.at(), nil},
+		{"legacy: X-Botix-Signature alone, tampered", v.Secrets, true, func() http.Header {
+			h := http.Header{}
+			h.Set("X-Botix-Signature", strings.Repeat("0", 64))
+			return h
 		}, v.Body, v.at(), webhook.ErrBadSignature},
-		{"malformed secret", []string{"not-a-secret"}, v.header, v.Body, v.at(), webhook.ErrBadSecret},
+		{"legacy, rotation: the new secret matches the list's first entry", newSecret, true, botixOnly(rotation), rotation.Body, rotation.at(), nil},
+		{"legacy, rotation: the previous secret matches the list's second entry", previousSecret, true, botixOnly(rotation), rotation.Body, rotation.at(), nil},
+		{"legacy, rotation: a secret in no entry", v.Secrets, true, botixOnly(rotation), rotation.Body, rotation.at(), webhook.ErrBadSignature},
+		{"legacy, rotation: tampered body", previousSecret, true, botixOnly(rotation), rotation.Body + " ", rotation.at(), webhook.ErrBadSignature},
+		{"legacy: a bad webhook-signature is not excused by a valid X-Botix-Signature", v.Secrets, true, func() http.Header {
+			h := v.header()
+			h.Set("webhook-signature", "v1,"+strings.Repeat("A", 44))
+			return h
+		}, v.Body, v.at(), webhook.ErrBadSignature},
+		{"legacy: a stale webhook-signature is not excused by a valid X-Botix-Signature", v.Secrets, true, v.header, v.Body, v.at().Add(72 * time.Hour), webhook.ErrStale},
+		{"malformed secret", []string{"not-a-secret"}, false, v.header, v.Body, v.at(), webhook.ErrBadSecret},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if err := webhook.Verify(c.secrets, c.header(), []byte(c.body), c.now); !errors.Is(err, c.want) {
+			verifier := webhook.Verifier{Secrets: c.secrets, AllowLegacy: c.legacy}
+			if err := verifier.Verify(c.header(), []byte(c.body), c.now); !errors.Is(err, c.want) {
 				t.Fatalf("err = %v, want %v", err, c.want)
 			}
 		})
 	}
-	t.Run("legacy receivers may opt in to X-Botix-Signature alone", func(t *testing.T) {
-		legacy := webhook.Verifier{Secrets: v.Secrets, AllowLegacy: true}
-		h := http.Header{}
-		h.Set("X-Botix-Signature", v.Botix)
-		if err := legacy.Verify(h, []byte(v.Body), v.at()); err != nil {
-			t.Fatal(err)
+}
+
+// TestHandlerDuringARotation: the kit's Handler answers 200 to
+// the same rotation request whether it holds the previous or the new
+// secret — the request exactly as BOTIX signs it, both headers included.
+func TestHandlerDuringARotation(t *testing.T) {
+	rotation := vectors(t)[1]
+	for i, secret := range rotation.Secrets {
+		h := webhook.NewHandler([]string{secret}, &webhook.MemoryDeduplicator{}, func(context.Context, webhook.Event) error { return nil })
+		h.Now = rotation.at
+		req := httptest.NewRequest(http.MethodPost, "/hooks", strings.NewReader(rotation.Body))
+		req.Header = rotation.header()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("receiver holding secret %d of %d: %d %s", i+1, len(rotation.Secrets), rec.Code, rec.Body)
 		}
-		h.Set("X-Botix-Signature", strings.Repeat("0", 64))
-		if err := legacy.Verify(h, []byte(v.Body), v.at()); !errors.Is(err, webhook.ErrBadSignature) {
-			t.Fatalf("tampered: %v", err)
-		}
-	})
-	t.Run("during a rotation either secret verifies", func(t *testing.T) {
-		for _, s := range rotation.Secrets {
-			h := rotation.header()
-			h.Del("X-Botix-Signature") // signed with the newest only
-			if err := webhook.Verify([]string{s}, h, []byte(rotation.Body), rotation.at()); err != nil {
-				t.Fatalf("secret %s...: %v", s[:10], err)
-			}
-		}
-	})
+	}
 }
 
 func TestMemoryDeduplicator(t *testing.T) {
