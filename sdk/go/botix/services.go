@@ -262,7 +262,7 @@ func (s *DeliveriesService) All(ctx context.Context, p DeliveryListParams) iter.
 
 func (p DeliveryListParams) query() url.Values {
 	return query(p.ListParams, "status", p.Status, "endpoint_id", p.EndpointID, "event_type", p.EventType,
-		"since", timeParam(p.Since), "until", timeParam(p.Until))
+		"event_id", p.EventID, "since", timeParam(p.Since), "until", timeParam(p.Until))
 }
 
 // Get returns a delivery with its payload and attempts.
