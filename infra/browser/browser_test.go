@@ -217,6 +217,7 @@ func (o *owner) contact(phone, name string) {
 
 type delivery struct {
 	ID       string `json:"id"`
+	EventID  string `json:"event_id"`
 	Status   string `json:"status"`
 	Attempts []struct {
 		Kind      string `json:"kind"`

@@ -313,6 +313,47 @@ func TestDashboard(t *testing.T) {
 		o.waitFor(`location.search === '' && document.querySelectorAll('#deliveries tbody tr').length === 2`)
 	})
 
+	t.Run("the event id filter finds one event's deliveries, lives in the page URL, refuses a malformed id", func(t *testing.T) {
+		o := sys.owner(t)
+		ep := o.endpoint(apitest.NewReceiver(t, nil).URL, nil)
+		o.contact("+79990001006", "Olga")
+		o.contact("+79990001007", "Oleg")
+		var all []delivery
+		apitest.Eventually(t, 40*time.Second, "two deliveries", func() bool {
+			all = o.deliveries("endpoint_id=" + ep.ID)
+			return len(all) == 2
+		})
+		want := all[1] // the older event's delivery: not the first row unfiltered
+		o.open("/deliveries")
+		o.waitFor(`document.querySelectorAll('#deliveries tbody tr').length === 2`)
+		o.do(chromedp.SetValue(chromedp.CSS("#event_id"), "evt_typo"))
+		if got := o.eval(`document.querySelector('#event_id').validity.patternMismatch`); got != "true" {
+			t.Fatalf("a malformed event id passes the field's check: %s", got)
+		}
+		o.click("#filters", "Apply")
+		if got := o.eval(`location.search`); got != "" {
+			t.Fatalf("a malformed event id was applied: %s", got)
+		}
+		o.do(chromedp.SetValue(chromedp.CSS("#event_id"), " "+want.EventID+" "))
+		o.click("#filters", "Apply")
+		o.waitFor(fmt.Sprintf(`location.search === %s && document.querySelectorAll('#deliveries tbody tr').length === 1`, js("?event_id="+want.EventID)))
+		o.do(chromedp.Reload())
+		o.waitFor(`document.querySelector('#event_id') && document.querySelectorAll('#deliveries tbody tr').length === 1`)
+		if got := o.eval(`document.querySelector('#event_id').value`); got != want.EventID {
+			t.Fatalf("after a reload the event id field holds %q", got)
+		}
+		if row := o.text("#deliveries tbody tr"); !strings.Contains(row, want.ID) {
+			t.Fatalf("filtered row %q lacks %s", row, want.ID)
+		}
+		o.open("/deliveries/" + all[0].ID)
+		o.waitFor(`[...document.querySelectorAll('#view a')].some(a => a.textContent === 'All its deliveries')`)
+		o.eval(`[...document.querySelectorAll('#view a')].find(a => a.textContent === 'All its deliveries').click()`)
+		o.waitFor(fmt.Sprintf(`location.search === %s && document.querySelectorAll('#deliveries tbody tr').length === 1`, js("?event_id="+all[0].EventID)))
+		if row := o.text("#deliveries tbody tr"); !strings.Contains(row, all[0].ID) {
+			t.Fatalf("the event's deliveries %q lack %s", row, all[0].ID)
+		}
+	})
+
 	t.Run("200 deliveries render as one page; a phone needs no sideways scrolling; every field has a label", func(t *testing.T) {
 		o := sys.owner(t)
 		ep := o.endpoint(apitest.NewReceiver(t, nil).URL, nil)

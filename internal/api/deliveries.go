@@ -32,13 +32,16 @@ type Deliveries struct {
 
 // List is GET /public/v1/webhook-deliveries: the last 14 days, newest
 // first, filtered by status (GSI1), endpoint_id (GSI2), event_type (a
-// filter) and since/until (the sort key).
+// filter), since/until (the sort key) and event_id (the sort key narrowed
+// to the event's millisecond, see store.DeliveryFilter), in any
+// combination.
 func (d *Deliveries) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
 	q := d.Pager.Params(r)
 	f := store.DeliveryFilter{
 		Status:     webhook.Status(q.Enum("status", deliveryStatuses)),
 		EndpointID: q.ID("endpoint_id", ids.WebhookEndpoint, "a webhook endpoint id"),
 		EventType:  q.Enum("event_type", domain.EventTypes),
+		EventID:    q.ID("event_id", ids.Event, "an event id"),
 		Since:      q.Time("since"),
 		Until:      q.Time("until"),
 	}

@@ -333,11 +333,17 @@ func (r Deliveries) Failed(ctx context.Context, project, endpointID string, sinc
 
 // DeliveryFilter selects deliveries. Status and EndpointID are key
 // conditions (GSI1 and GSI2); with both, the endpoint's index is read and
-// the status filtered. EventType is always a filter.
+// the status filtered. EventType is always a filter. EventID narrows the
+// sort key of whichever index is read to the event's millisecond, then
+// filters: every index sorts by the delivery's ULID, whose time is its
+// event's (webhook.DeliveryID), so finding one event's deliveries reads
+// only the deliveries of the events of that millisecond, however large the
+// log is, and needs no index of its own.
 type DeliveryFilter struct {
 	Status     webhook.Status
 	EndpointID string
 	EventType  string
+	EventID    string
 	// Since and Until bound the delivery's event time (exclusive).
 	Since, Until time.Time
 }
@@ -363,6 +369,11 @@ func DeliveriesQuery(project string, f DeliveryFilter) List[webhook.Delivery] {
 		values[":type"] = str(f.EventType)
 	}
 	q.From, q.To = ulidRange(f.Since, f.Until)
+	if f.EventID != "" {
+		q.From, q.To = eventRange(q.From, q.To, f.EventID)
+		filters = append(filters, "event_id = :event")
+		values[":event"] = str(f.EventID)
+	}
 	if len(filters) > 0 {
 		q.Filter, q.Values = strings.Join(filters, " AND "), values
 		if len(names) > 0 {
@@ -370,4 +381,23 @@ func DeliveriesQuery(project string, f DeliveryFilter) List[webhook.Delivery] {
 		}
 	}
 	return listOf(q, deliveryItem.delivery)
+}
+
+// eventRange narrows the sort key range [from, to] ("" unbounded) to the
+// millisecond of the event's ULID, where all its deliveries sort. A
+// malformed event id gives an empty range: it has no deliveries.
+func eventRange(from, to, eventID string) (string, string) {
+	u, err := ids.Parse(ids.Event, eventID)
+	if err != nil {
+		return "~", "0"
+	}
+	t := ids.Time(u)
+	lo, hi := ids.LowerBound(t), ids.UpperBound(t)
+	if from == "" || lo > from {
+		from = lo
+	}
+	if to == "" || hi < to {
+		to = hi
+	}
+	return from, to
 }

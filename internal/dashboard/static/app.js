@@ -413,7 +413,12 @@ function chart(title, stats, unit) {
 
 // ---------------------------------------------------------------- deliveries
 
-const FILTERS = ['status', 'event_type', 'endpoint_id', 'since', 'until', 'limit'];
+const FILTERS = ['event_id', 'status', 'event_type', 'endpoint_id', 'since', 'until', 'limit'];
+
+// EVENT_ID is what the API accepts as event_id (sdk/openapi.yaml EventID),
+// with the blanks a copy from a log brings (trimmed on Apply): a typo is
+// caught in the form, not answered with a 400.
+const EVENT_ID = '\\s*evt_[0-9A-HJKMNP-TV-Z]{26}\\s*';
 
 function deliveryQuery(params, cursor) {
   const q = new URLSearchParams();
@@ -436,7 +441,12 @@ function select(id, label, options, value) {
 function filterForm(params, eps) {
   const since = el('input', { id: 'since', name: 'since', type: 'datetime-local', value: toLocalInput(params.get('since')) });
   const until = el('input', { id: 'until', name: 'until', type: 'datetime-local', value: toLocalInput(params.get('until')) });
+  // A support ticket starts from the webhook-id a receiver logged: the
+  // event id, which finds that event's deliveries to every endpoint.
+  const eventID = el('input', { id: 'event_id', name: 'event_id', type: 'search', value: params.get('event_id') || '',
+    pattern: EVENT_ID, placeholder: 'evt_…', spellcheck: 'false', autocomplete: 'off', title: 'An event id: the webhook-id header of a webhook (evt_ and 26 characters)' });
   const form = el('form', { class: 'card inline', id: 'filters', role: 'search' },
+    el('label', { for: 'event_id' }, 'Event id', eventID),
     select('status', 'Status', [['', 'any'], ...STATUSES.map(s => [s, s])], params.get('status') || ''),
     select('event_type', 'Event type', [['', 'any'], ...EVENT_TYPES.map(t => [t, t])], params.get('event_type') || ''),
     select('endpoint_id', 'Endpoint', [['', 'any'], ...eps.map(e => [e.id, e.url])], params.get('endpoint_id') || ''),
@@ -449,7 +459,7 @@ function filterForm(params, eps) {
     e.preventDefault();
     const q = new URLSearchParams();
     for (const f of FILTERS) {
-      let v = form.elements[f].value;
+      let v = form.elements[f].value.trim();
       if (f === 'since' || f === 'until') v = fromLocalInput(v);
       if (f === 'limit' && v === String(PAGE_SIZE)) v = '';
       if (v) q.set(f, v);
@@ -534,7 +544,7 @@ function detail(id) {
     head.replaceChildren(el('div', { class: 'card' }, el('dl', { class: 'facts' },
       fact('Delivery', el('code', {}, d.id)),
       fact('Status', badge(d.status)),
-      fact('Event', d.event_type, ' ', el('code', {}, d.event_id)),
+      fact('Event', d.event_type, ' ', el('code', {}, d.event_id), ' ', link('/deliveries?event_id=' + encodeURIComponent(d.event_id), 'All its deliveries')),
       fact('Endpoint', endpointLabel(eps, d.endpoint_id), ' ', el('code', {}, d.endpoint_id)),
       fact('Round', String(d.round)),
       fact('Attempts', String(d.attempts_count)),

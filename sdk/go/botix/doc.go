@@ -18,6 +18,9 @@
 //   - Cursor pagination. Every list has List (one Page, with NextCursor)
 //     and All, a Go iterator over every item that follows the cursors, can
 //     start from a saved cursor, and stops fetching when the loop ends.
+//     Walk gives a Walker, whose Position after each item (a page cursor
+//     and an item id, with a text form) resumes a walk at that item, after
+//     an error or in another process, with nothing lost or repeated.
 //
 // Every error of a call is an *OperationError: the route, the
 // Idempotency-Key every attempt sent (empty for a GET), the number of

@@ -66,27 +66,10 @@ func list[T any](ctx context.Context, c *Client, path string, q url.Values) (Pag
 
 // all walks a list page by page from q's cursor (if any), yielding each
 // item once; it stops fetching when the loop stops. An error is yielded
-// once, with a zero item, and ends the walk.
-func all[T any](ctx context.Context, c *Client, path string, q url.Values) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		for {
-			page, err := list[T](ctx, c, path, q)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			for _, item := range page.Data {
-				if !yield(item, nil) {
-					return
-				}
-			}
-			if !page.HasMore || page.NextCursor == "" {
-				return
-			}
-			q.Set("cursor", page.NextCursor)
-		}
-	}
+// once, with a zero item, and ends the walk. It is a Walker whose
+// position nobody keeps.
+func all[T any](ctx context.Context, c *Client, path string, q url.Values, id func(T) string) iter.Seq2[T, error] {
+	return walker(c, path, q, id, Position{}).All(ctx)
 }
 
 func get[T any](ctx context.Context, c *Client, path string, q url.Values, out *T, meta *Response) (*T, error) {
@@ -139,7 +122,13 @@ func (s *ContactsService) List(ctx context.Context, p ContactListParams) (Page[C
 
 // All walks every contact, newest first, from p.Cursor if set.
 func (s *ContactsService) All(ctx context.Context, p ContactListParams) iter.Seq2[Contact, error] {
-	return all[Contact](ctx, s.c, "/contacts", p.query())
+	return all(ctx, s.c, "/contacts", p.query(), Contact.id)
+}
+
+// Walk is a Walker over the contacts, newest first: from the start (or
+// p.Cursor), or from a saved position when from is not zero.
+func (s *ContactsService) Walk(p ContactListParams, from Position) *Walker[Contact] {
+	return walker(s.c, "/contacts", p.query(), Contact.id, from)
 }
 
 func (p ContactListParams) query() url.Values {
@@ -162,7 +151,13 @@ func (s *MessagesService) List(ctx context.Context, p MessageListParams) (Page[M
 
 // All walks every message, newest first.
 func (s *MessagesService) All(ctx context.Context, p MessageListParams) iter.Seq2[Message, error] {
-	return all[Message](ctx, s.c, "/messages", p.query())
+	return all(ctx, s.c, "/messages", p.query(), Message.id)
+}
+
+// Walk is a Walker over the messages, newest first: from the start (or
+// p.Cursor), or from a saved position when from is not zero.
+func (s *MessagesService) Walk(p MessageListParams, from Position) *Walker[Message] {
+	return walker(s.c, "/messages", p.query(), Message.id, from)
 }
 
 func (p MessageListParams) query() url.Values {
@@ -209,7 +204,13 @@ func (s *WebhookEndpointsService) List(ctx context.Context, p ListParams) (Page[
 
 // All walks every endpoint, newest first.
 func (s *WebhookEndpointsService) All(ctx context.Context, p ListParams) iter.Seq2[WebhookEndpoint, error] {
-	return all[WebhookEndpoint](ctx, s.c, "/webhook-endpoints", query(p))
+	return all(ctx, s.c, "/webhook-endpoints", query(p), WebhookEndpoint.id)
+}
+
+// Walk is a Walker over the endpoints, newest first: from the start (or
+// p.Cursor), or from a saved position when from is not zero.
+func (s *WebhookEndpointsService) Walk(p ListParams, from Position) *Walker[WebhookEndpoint] {
+	return walker(s.c, "/webhook-endpoints", query(p), WebhookEndpoint.id, from)
 }
 
 // Update changes the fields that are set (idempotent).
@@ -257,12 +258,18 @@ func (s *DeliveriesService) List(ctx context.Context, p DeliveryListParams) (Pag
 
 // All walks the delivery log, newest first.
 func (s *DeliveriesService) All(ctx context.Context, p DeliveryListParams) iter.Seq2[Delivery, error] {
-	return all[Delivery](ctx, s.c, "/webhook-deliveries", p.query())
+	return all(ctx, s.c, "/webhook-deliveries", p.query(), Delivery.id)
+}
+
+// Walk is a Walker over the delivery log, newest first: from the start
+// (or p.Cursor), or from a saved position when from is not zero.
+func (s *DeliveriesService) Walk(p DeliveryListParams, from Position) *Walker[Delivery] {
+	return walker(s.c, "/webhook-deliveries", p.query(), Delivery.id, from)
 }
 
 func (p DeliveryListParams) query() url.Values {
 	return query(p.ListParams, "status", p.Status, "endpoint_id", p.EndpointID, "event_type", p.EventType,
-		"since", timeParam(p.Since), "until", timeParam(p.Until))
+		"event_id", p.EventID, "since", timeParam(p.Since), "until", timeParam(p.Until))
 }
 
 // Get returns a delivery with its payload and attempts.
@@ -307,7 +314,14 @@ func (s *InspectorsService) Requests(ctx context.Context, id string, p ListParam
 
 // AllRequests walks everything an inspector captured.
 func (s *InspectorsService) AllRequests(ctx context.Context, id string, p ListParams) iter.Seq2[InspectorRequest, error] {
-	return all[InspectorRequest](ctx, s.c, "/inspectors/"+pathID(id)+"/requests", query(p))
+	return all(ctx, s.c, "/inspectors/"+pathID(id)+"/requests", query(p), InspectorRequest.id)
+}
+
+// WalkRequests is a Walker over what an inspector captured, newest first:
+// from the start (or p.Cursor), or from a saved position when from is not
+// zero.
+func (s *InspectorsService) WalkRequests(id string, p ListParams, from Position) *Walker[InspectorRequest] {
+	return walker(s.c, "/inspectors/"+pathID(id)+"/requests", query(p), InspectorRequest.id, from)
 }
 
 // EventsService is /public/v1/events.
@@ -320,7 +334,13 @@ func (s *EventsService) List(ctx context.Context, p EventListParams) (Page[Event
 
 // All walks the events, newest first.
 func (s *EventsService) All(ctx context.Context, p EventListParams) iter.Seq2[Event, error] {
-	return all[Event](ctx, s.c, "/events", p.query())
+	return all(ctx, s.c, "/events", p.query(), Event.id)
+}
+
+// Walk is a Walker over the events, newest first: from the start (or
+// p.Cursor), or from a saved position when from is not zero.
+func (s *EventsService) Walk(p EventListParams, from Position) *Walker[Event] {
+	return walker(s.c, "/events", p.query(), Event.id, from)
 }
 
 func (p EventListParams) query() url.Values {
@@ -340,3 +360,11 @@ func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {
 	_, err := c.do(ctx, request{method: http.MethodGet, path: "/openapi.json"}, &out, nil)
 	return out, err
 }
+
+// The ids walks compare (see Position).
+func (c Contact) id() string          { return c.ID }
+func (m Message) id() string          { return m.ID }
+func (e WebhookEndpoint) id() string  { return e.ID }
+func (d Delivery) id() string         { return d.ID }
+func (r InspectorRequest) id() string { return r.ID }
+func (e Event) id() string            { return e.ID }

@@ -321,12 +321,15 @@ type MessageListParams struct {
 	Status    string
 }
 
-// DeliveryListParams filter Deliveries.List (the last 14 days).
+// DeliveryListParams filter Deliveries.List (the last 14 days). EventID
+// (evt_...) selects the deliveries of one event: the webhook-id header a
+// receiver saw; it combines with the other filters.
 type DeliveryListParams struct {
 	ListParams
 	Status     string
 	EndpointID string
 	EventType  string
+	EventID    string
 	Since      time.Time
 	Until      time.Time
 }

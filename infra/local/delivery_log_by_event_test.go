@@ -1,0 +1,101 @@
+package local_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/internal/webhook"
+)
+
+// TestDeliveryLogByEventEndToEnd: two events delivered to two endpoints;
+// the event_id filter returns exactly one event's deliveries, newest
+// first, page by page, and its cursor is refused with another event_id.
+func TestDeliveryLogByEventEndToEnd(t *testing.T) {
+	_, c, _, _ := webhookRuntime(t, nil)
+	one, two := apitest.NewReceiver(t, status(200)), apitest.NewReceiver(t, status(200))
+	ep1, ep2 := c.endpoint(one.URL, "contact.created"), c.endpoint(two.URL, "contact.created")
+	c.contact("+79990007001")
+	c.contact("+79990007002")
+	apitest.Eventually(t, 30*time.Second, "both events at both endpoints", func() bool {
+		return len(one.Requests()) == 2 && len(two.Requests()) == 2
+	})
+	var events []string
+	for _, r := range one.Requests() {
+		events = append(events, r.Header.Get("Webhook-Id"))
+	}
+	ev, other := events[0], events[1]
+	want := []string{}
+	for _, ep := range []string{ep1.ID, ep2.ID} {
+		id, err := webhook.DeliveryID(ev, ep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, id)
+	}
+	slices.Sort(want)
+	slices.Reverse(want) // newest first: ids sort by their event's time
+
+	type delivery struct {
+		ID      string `json:"id"`
+		EventID string `json:"event_id"`
+	}
+	ids := func(p listPage) []string {
+		var out []string
+		for _, raw := range p.Data {
+			var d delivery
+			if err := json.Unmarshal(raw, &d); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, d.ID)
+		}
+		return out
+	}
+
+	t.Run("event_id → exactly that event's deliveries to both endpoints, newest first", func(t *testing.T) {
+		if got := ids(c.list("/public/v1/webhook-deliveries?event_id=" + ev)); strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	})
+	t.Run("cursor pages of one delivery stay on the event", func(t *testing.T) {
+		first := c.list("/public/v1/webhook-deliveries?cursor_limit=1&event_id=" + ev)
+		if got := ids(first); len(got) != 1 || got[0] != want[0] || !first.HasMore || first.NextCursor == nil {
+			t.Fatalf("first page %v has_more=%v", got, first.HasMore)
+		}
+		second := c.list("/public/v1/webhook-deliveries?cursor_limit=1&event_id=" + ev + "&cursor=" + url.QueryEscape(*first.NextCursor))
+		got := ids(second)
+		if len(got) != 1 || got[0] != want[1] {
+			t.Fatalf("second page %v, want [%s]", got, want[1])
+		}
+		if second.HasMore {
+			third := c.list("/public/v1/webhook-deliveries?cursor_limit=1&event_id=" + ev + "&cursor=" + url.QueryEscape(*second.NextCursor))
+			if len(third.Data) != 0 || third.HasMore {
+				t.Fatalf("past the event's deliveries: %v", ids(third))
+			}
+		}
+	})
+	t.Run("the cursor with another event_id → 400 INVALID_CURSOR", func(t *testing.T) {
+		first := c.list("/public/v1/webhook-deliveries?cursor_limit=1&event_id=" + ev)
+		r := c.get("/public/v1/webhook-deliveries?cursor_limit=1&event_id=" + other + "&cursor=" + url.QueryEscape(*first.NextCursor))
+		if r.Status != 400 || r.ErrorCode() != "INVALID_CURSOR" {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("event_id + endpoint_id → the one delivery", func(t *testing.T) {
+		got := ids(c.list("/public/v1/webhook-deliveries?event_id=" + ev + "&endpoint_id=" + ep2.ID))
+		id, _ := webhook.DeliveryID(ev, ep2.ID)
+		if len(got) != 1 || got[0] != id {
+			t.Fatalf("got %v, want [%s]", got, id)
+		}
+	})
+	t.Run("a malformed event_id → 400 INVALID_PARAMETER", func(t *testing.T) {
+		r := c.get("/public/v1/webhook-deliveries?event_id=evt_123")
+		if r.Status != 400 || r.ErrorCode() != "INVALID_PARAMETER" || !strings.Contains(string(r.Body), "event_id") {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	})
+}

@@ -1,0 +1,115 @@
+package api_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/webhook"
+)
+
+// TestDeliveryLogByEvent: GET /public/v1/webhook-deliveries?event_id= finds
+// the deliveries of one event (the webhook-id a support ticket starts
+// from), with the other filters, through cursor pages bound to it.
+func TestDeliveryLogByEvent(t *testing.T) {
+	h := newHarness(t)
+	list := h.fn(app.ListDeliveries)
+	at := time.Now().Add(-time.Hour)
+	ep1, ep2 := ids.New(ids.WebhookEndpoint, at), ids.New(ids.WebhookEndpoint, at)
+	ev, other := ids.New(ids.Event, at), ids.New(ids.Event, at.Add(time.Second))
+	add := func(event, endpoint string) string {
+		id, err := webhook.DeliveryID(event, endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := ids.Timestamp(time.Now())
+		if _, err := h.store.Deliveries().Create(context.Background(), webhook.Delivery{
+			ProjectID: h.project, ID: id, EventID: event, EventType: "contact.created", EndpointID: endpoint,
+			Status: webhook.StatusPending, Round: 1, NextAttempt: 1, Payload: `{}`, CreatedAt: now, UpdatedAt: now,
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	d1, d2 := add(ev, ep1), add(ev, ep2)
+	add(other, ep1)
+	add(other, ep2)
+	newestFirst := []string{d1, d2}
+	if d2 > d1 {
+		newestFirst = []string{d2, d1}
+	}
+	type page struct {
+		Data []struct {
+			ID      string `json:"id"`
+			EventID string `json:"event_id"`
+		} `json:"data"`
+		NextCursor *string `json:"next_cursor"`
+		HasMore    bool    `json:"has_more"`
+	}
+	get := func(t *testing.T, query string) (int, string, page) {
+		t.Helper()
+		r := call(t, list, h.get("GET /public/v1/webhook-deliveries", "/public/v1/webhook-deliveries", query))
+		var p page
+		if r.StatusCode == 200 {
+			apitest.Reply{Body: []byte(r.Body)}.JSON(t, &p)
+		}
+		return r.StatusCode, r.Body, p
+	}
+
+	t.Run("event_id → exactly that event's deliveries, newest first", func(t *testing.T) {
+		_, body, p := get(t, "event_id="+ev)
+		var got []string
+		for _, d := range p.Data {
+			got = append(got, d.ID)
+		}
+		if strings.Join(got, ",") != strings.Join(newestFirst, ",") || p.HasMore {
+			t.Fatalf("got %v, want %v: %s", got, newestFirst, body)
+		}
+	})
+	t.Run("event_id + endpoint_id → the event's delivery to that endpoint", func(t *testing.T) {
+		_, body, p := get(t, "event_id="+ev+"&endpoint_id="+ep2)
+		if len(p.Data) != 1 || p.Data[0].ID != d2 {
+			t.Fatalf("%s", body)
+		}
+	})
+	t.Run("event_id + status + event_type + since/until → combined", func(t *testing.T) {
+		q := url.Values{"event_id": {ev}, "status": {"pending"}, "event_type": {"contact.created"},
+			"since": {at.Add(-time.Minute).Format(time.RFC3339Nano)}, "until": {at.Add(time.Minute).Format(time.RFC3339Nano)}}
+		if _, body, p := get(t, q.Encode()); len(p.Data) != 2 {
+			t.Fatalf("%s", body)
+		}
+		q.Set("status", "dead")
+		if _, body, p := get(t, q.Encode()); len(p.Data) != 0 {
+			t.Fatalf("%s", body)
+		}
+	})
+	t.Run("cursor pages stay on the event; the cursor with another event_id → 400 INVALID_CURSOR", func(t *testing.T) {
+		_, body, first := get(t, "event_id="+ev+"&cursor_limit=1")
+		if len(first.Data) != 1 || first.Data[0].ID != newestFirst[0] || first.NextCursor == nil {
+			t.Fatalf("%s", body)
+		}
+		_, body, second := get(t, "event_id="+ev+"&cursor_limit=1&cursor="+url.QueryEscape(*first.NextCursor))
+		if len(second.Data) != 1 || second.Data[0].ID != newestFirst[1] {
+			t.Fatalf("%s", body)
+		}
+		status, body, _ := get(t, "event_id="+other+"&cursor_limit=1&cursor="+url.QueryEscape(*first.NextCursor))
+		if status != 400 || code400(body) != "INVALID_CURSOR" {
+			t.Fatalf("%d %s", status, body)
+		}
+	})
+	for _, bad := range []string{"evt_nope", "we_01ARZ3NDEKTSV4RRFFQ69G5FAV", "evt_01ARZ3NDEKTSV4RRFFQ69G5FAVX"} {
+		t.Run("event_id "+bad+" → 400 INVALID_PARAMETER naming event_id", func(t *testing.T) {
+			status, body, _ := get(t, "event_id="+url.QueryEscape(bad))
+			if status != 400 || code400(body) != "INVALID_PARAMETER" || !strings.Contains(body, "event_id") {
+				t.Fatalf("%d %s", status, body)
+			}
+		})
+	}
+}
+
+func code400(body string) string { return apitest.Reply{Body: []byte(body)}.ErrorCode() }
