@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -12,14 +13,16 @@ import (
 
 // Catalog import limits.
 const (
-	MaxImportItems  = 1000
-	MaxSKULength    = 64
-	DefaultCurrency = "RUB"
+	MaxImportItems = 1000
+	MaxSKULength   = 64
+	// MaxPriceDecimals is how many digits a price may have after its point.
+	MaxPriceDecimals = 4
+	DefaultCurrency  = "RUB"
 )
 
 var (
 	skuPattern   = regexp.MustCompile(`^[A-Za-z0-9._:/-]{1,64}$`)
-	pricePattern = regexp.MustCompile(`^(0|[1-9][0-9]{0,11})(\.[0-9]{1,4})?$`)
+	pricePattern = regexp.MustCompile(`^(0|[1-9][0-9]{0,11})(\.[0-9]{1,` + strconv.Itoa(MaxPriceDecimals) + `})?$`)
 	currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
 )
 
@@ -88,7 +91,7 @@ func (in ImportInput) Validate() apierr.Problems {
 		case it.Price == nil:
 			p.Add(f+"price", "is required")
 		case !pricePattern.MatchString(it.Price.String()):
-			p.Add(f+"price", "must be a non-negative decimal with at most 4 decimals, e.g. 1990.50")
+			p.Add(f+"price", "must be a non-negative decimal with at most "+strconv.Itoa(MaxPriceDecimals)+" decimals, e.g. 1990.50")
 		}
 		if it.Currency != nil && !currencyCode.MatchString(*it.Currency) {
 			p.Add(f+"currency", "must be an ISO 4217 code such as RUB or USD")
