@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/base64"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
+	"github.com/botix/public-api/infra/apicontract"
 	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/app"
@@ -91,6 +93,9 @@ func (h *harness) contact(idemKey, body string) events.APIGatewayV2HTTPRequest {
 	return h.post("POST /public/v1/contacts", "/public/v1/contacts", idemKey, body, nil)
 }
 
+// call runs one request through f and checks the exchange against
+// sdk/openapi.yaml as strictly as the local runtime checks its own: a
+// handler test that bypasses API Gateway must not bypass the contract.
 func call(t *testing.T, f app.HTTPHandler, ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -99,7 +104,54 @@ func call(t *testing.T, f app.HTTPHandler, ev events.APIGatewayV2HTTPRequest) ev
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkContract(t, ev, resp)
 	return resp
+}
+
+// checkContract fails the test when the exchange breaks the document.
+func checkContract(t *testing.T, ev events.APIGatewayV2HTTPRequest, resp events.APIGatewayV2HTTPResponse) {
+	t.Helper()
+	v, err := apicontract.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := exchange(ev, resp)
+	for _, p := range v.Check(ex) {
+		t.Errorf("the exchange breaks sdk/openapi.yaml: %s %s -> %d %.300s: %s", ex.Method, ex.URL, ex.Status, ex.ResponseBody, p)
+	}
+}
+
+// exchange is what API Gateway would have recorded of ev and its answer.
+func exchange(ev events.APIGatewayV2HTTPRequest, resp events.APIGatewayV2HTTPResponse) apicontract.Exchange {
+	u := "http://127.0.0.1:8080" + ev.RawPath
+	if ev.RawQueryString != "" {
+		u += "?" + ev.RawQueryString
+	}
+	header := http.Header{}
+	for k, v := range ev.Headers {
+		header.Set(k, v)
+	}
+	body := []byte(ev.Body)
+	if ev.IsBase64Encoded {
+		body, _ = base64.StdEncoding.DecodeString(ev.Body)
+	}
+	respHeader := http.Header{}
+	for k, v := range resp.Headers {
+		respHeader.Set(k, v)
+	}
+	for k, vs := range resp.MultiValueHeaders {
+		for _, v := range vs {
+			respHeader.Add(k, v)
+		}
+	}
+	respBody := []byte(resp.Body)
+	if resp.IsBase64Encoded {
+		respBody, _ = base64.StdEncoding.DecodeString(resp.Body)
+	}
+	return apicontract.Exchange{
+		Method: ev.RequestContext.HTTP.Method, URL: u, Header: header, Body: body, Route: ev.RouteKey,
+		Status: resp.StatusCode, ResponseHeader: respHeader, ResponseBody: respBody,
+	}
 }
 
 func code(resp events.APIGatewayV2HTTPResponse) string {

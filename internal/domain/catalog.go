@@ -12,11 +12,11 @@ import (
 
 // Catalog import limits.
 const (
-	MaxImportItems  = 1000
-	MaxSKULength    = 64
-	DefaultCurrency = "RUB"
-	// MaxPriceDecimals is how many digits a price may have after the point.
+	MaxImportItems = 1000
+	MaxSKULength   = 64
+	// MaxPriceDecimals is how many digits a price may have after its point.
 	MaxPriceDecimals = 4
+	DefaultCurrency  = "RUB"
 )
 
 var (

@@ -5,6 +5,7 @@ package pagination
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -154,7 +155,10 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
 
 var pagingParams = []string{"cursor", "cursor_limit", "pagination", "offset", "limit"}
 
-// checkKnown refuses query parameters not named.
+// checkKnown refuses query parameters not named. The problem lists the
+// parameters the endpoint takes: a client that misspelt one sees the
+// right spelling, and the contract tests learn from it what a handler
+// reads.
 func checkKnown(q url.Values, names []string) error {
 	known := map[string]bool{}
 	for _, f := range names {
@@ -162,7 +166,11 @@ func checkKnown(q url.Values, names []string) error {
 	}
 	for name := range q {
 		if !known[name] {
-			return apierr.Problems{name: "is not a parameter of this endpoint"}.ParamErr()
+			takes := "(it takes none)"
+			if len(known) > 0 {
+				takes = "(it takes: " + strings.Join(slices.Sorted(maps.Keys(known)), ", ") + ")"
+			}
+			return apierr.Problems{name: "is not a parameter of this endpoint " + takes}.ParamErr()
 		}
 	}
 	return nil

@@ -378,8 +378,13 @@ type StatsWindow struct {
 	From, To    time.Time
 }
 
+// DefaultHourlyWindow is how far back hourly stats reach when since is
+// not given (daily stats reach back DeliveryRetention).
+const DefaultHourlyWindow = 24 * time.Hour
+
 // NewStatsWindow fills in a stats request: granularity defaults to hour;
-// until to now and since to 24 hours (hour) or 14 days (day) before until.
+// until to now and since to DefaultHourlyWindow (hour) or
+// DeliveryRetention (day) before until.
 // The window is cut to what the counters can hold: not before
 // StatsRetention ago, not after now. A window that holds nothing is
 // refused: field names the parameter at fault and problem says why.
@@ -391,7 +396,7 @@ func NewStatsWindow(granularity string, since, until, now time.Time) (_ StatsWin
 		until = now
 	}
 	if since.IsZero() {
-		since = until.Add(-24 * time.Hour)
+		since = until.Add(-DefaultHourlyWindow)
 		if granularity == GranularityDay {
 			since = until.Add(-DeliveryRetention)
 		}

@@ -311,6 +311,8 @@ type ListParams struct {
 // ContactListParams filter Contacts.List.
 type ContactListParams struct {
 	ListParams
+	// Tag keeps the contacts that carry this tag (empty: every contact).
+	Tag                         string
 	CreatedAfter, CreatedBefore time.Time
 }
 
