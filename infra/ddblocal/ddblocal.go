@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -152,14 +153,32 @@ func unpack(tgz, dst string) error {
 type Instance struct {
 	// Endpoint is the engine's URL, e.g. http://127.0.0.1:41234.
 	Endpoint string
+	// Loopback reports whether the engine listens on 127.0.0.1 only. It
+	// does unless the Java runtime lacks the jdk.compiler module that runs
+	// the launcher (LoopbackDynamoDBLocal.java); then it listens on every
+	// interface, as the jar does by itself, and Start's caller should say so.
+	Loopback bool
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	stopOnce sync.Once
 }
 
+// launcherSource starts the jar's server bound to 127.0.0.1: the jar
+// itself has no option for the address and listens on every interface.
+//
+//go:embed LoopbackDynamoDBLocal.java
+var launcherSource []byte
+
+// javaOptions are extra JVM options, set by tests only.
+var javaOptions []string
+
+// errNoCompiler says the Java runtime cannot run a source-file program.
+var errNoCompiler = errors.New("ddblocal: the Java runtime has no jdk.compiler module")
+
 // Start fetches (if needed) and starts an in-memory DynamoDB Local on a
-// free loopback port and waits until it answers. Stop it with Stop; it also
-// dies with the process that started it.
+// free loopback port, listening on 127.0.0.1 only, and waits until it
+// answers. Stop it with Stop; it also dies with the process that started
+// it.
 func Start(ctx context.Context) (*Instance, error) {
 	if _, err := exec.LookPath("java"); err != nil {
 		return nil, errors.New("ddblocal: DynamoDB Local needs Java 17 or newer, and java is not on PATH: install a JRE (e.g. apt-get install openjdk-17-jre-headless)")
@@ -168,12 +187,53 @@ func Start(ctx context.Context) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := writeLauncher(dir); err != nil {
+		return nil, err
+	}
+	inst, err := start(ctx, dir, true)
+	if errors.Is(err, errNoCompiler) {
+		return start(ctx, dir, false)
+	}
+	return inst, err
+}
+
+// writeLauncher puts the launcher next to the jar. Test packages start
+// engines in parallel from one cache: a rename, never a half-written file.
+func writeLauncher(dir string) error {
+	path := filepath.Join(dir, "LoopbackDynamoDBLocal.java")
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, launcherSource) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(dir, "launcher-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(launcherSource); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// start starts the engine through the loopback launcher, or through the
+// jar's own main.
+func start(ctx context.Context, dir string, loopback bool) (*Instance, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("java", "-Djava.library.path=./DynamoDBLocal_lib", "-jar", "DynamoDBLocal.jar",
-		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", fmt.Sprint(port))
+	args := append([]string{"-Djava.library.path=./DynamoDBLocal_lib"}, javaOptions...)
+	if loopback {
+		args = append(args, "-cp", "DynamoDBLocal.jar", "LoopbackDynamoDBLocal.java")
+	} else {
+		args = append(args, "-jar", "DynamoDBLocal.jar")
+	}
+	args = append(args, "-inMemory", "-sharedDb", "-disableTelemetry", "-port", fmt.Sprint(port))
+	cmd := exec.Command("java", args...)
 	cmd.Dir = dir
 	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
@@ -183,7 +243,7 @@ func Start(ctx context.Context) (*Instance, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("ddblocal: start java: %w", err)
 	}
-	inst := &Instance{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{})}
+	inst := &Instance{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), Loopback: loopback, cmd: cmd, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(inst.exited) }()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -192,6 +252,11 @@ func Start(ctx context.Context) (*Instance, error) {
 		}
 		select {
 		case <-inst.exited:
+			if out := logs.String(); loopback && (strings.Contains(out, "jdk.compiler") || strings.Contains(out, "ClassNotFoundException: LoopbackDynamoDBLocal.java")) {
+				// No source-file mode in this runtime: only here does the
+				// jar run by itself.
+				return nil, errNoCompiler
+			}
 			return nil, fmt.Errorf("ddblocal: DynamoDB Local exited during start-up:\n%s", logs.String())
 		case <-ctx.Done():
 			inst.Stop()

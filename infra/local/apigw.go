@@ -18,6 +18,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/botix/public-api/infra/template"
+	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/ids"
 )
 
 // maxRequestBytes is API Gateway's payload limit for HTTP APIs (10 MB).
@@ -132,6 +135,10 @@ func matchSegments(segs, parts []string) (map[string]string, bool) {
 // 2.0 event, invokes the route's function with the function's timeout as
 // deadline, and writes the function's response.
 func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
+	if port := portOf(r.listener); !loopbackHost(req.Host, port) {
+		refuseForeignHost(w, req, port)
+		return
+	}
 	rt, params, ok := match(r.routes, req.Method, req.URL.Path)
 	if !r.throttle.allow(time.Now()) {
 		w.Header().Set("Content-Type", "application/json")
@@ -180,6 +187,24 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		r.cfg.OnResponse(req, rt.key, resp.StatusCode)
 	}
 	r.exchange(req, body, rt.key, resp.StatusCode, w.Header(), out)
+}
+
+// refuseForeignHost answers a request addressed to another host than the
+// API's loopback one — what a web page sends after DNS rebinding (its own
+// name resolving to 127.0.0.1), to read the API with the developer's
+// dashboard key or the demo data. 404 NOT_FOUND, in the error envelope:
+// at that host there is no such route. (Not an exchange of the contract:
+// API Gateway serves its own domains; only the local runtime listens on a
+// machine with web browsers.)
+func refuseForeignHost(w http.ResponseWriter, req *http.Request, port string) {
+	requestID := ids.New(ids.Request, time.Now())
+	resp := httpapi.ErrorResponse(apierr.New(apierr.NotFound, "this local API answers requests addressed to 127.0.0.1:%s, localhost:%s or [::1]:%s only, not to Host %q (a web page reaching it through DNS rebinding)", port, port, port, req.Host), requestID)
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("X-Request-Id", requestID)
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(resp.Body)
 }
 
 // Exchange is one request and its answer, read whole. (Package

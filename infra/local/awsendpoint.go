@@ -29,8 +29,8 @@ import (
 // Requests are told apart as the services tell them apart: X-Amz-Target for
 // the JSON protocols (DynamoDB_20120810.*, AmazonSQS.*), the path for
 // REST ones (/2015-03-31/functions/... for Lambda, /schedules and
-// /schedule-groups for Scheduler). Signatures are not checked: any
-// credentials work (the README uses local/local).
+// /schedule-groups for Scheduler). Only signed requests from this machine
+// get there: see guard.go.
 
 // listenAWS takes the AWS endpoint's address.
 func (r *Runtime) listenAWS() error {
@@ -62,6 +62,9 @@ func (r *Runtime) serveAWSEndpoint() error {
 const invokePrefix = "/2015-03-31/functions/"
 
 func (r *Runtime) serveAWS(w http.ResponseWriter, req *http.Request) {
+	if !r.guardAWS(w, req) {
+		return
+	}
 	target := req.Header.Get("X-Amz-Target")
 	switch {
 	case strings.HasPrefix(target, "DynamoDB_20120810."), strings.HasPrefix(target, "DynamoDBStreams_20120810."):
@@ -72,9 +75,6 @@ func (r *Runtime) serveAWS(w http.ResponseWriter, req *http.Request) {
 		r.serveInvoke(w, req)
 	case awsemu.IsScheduler(req):
 		r.sched.ServeHTTP(w, req)
-	case strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded"):
-		// SQS's query protocol, which SDKs and CLIs used until 2024.
-		writeAWSError(w, http.StatusBadRequest, "UnsupportedProtocol", "the local SQS speaks SQS's JSON protocol only (X-Amz-Target: AmazonSQS.*); this request uses the older query protocol: update the AWS CLI or SDK")
 	default:
 		writeAWSError(w, http.StatusBadRequest, "UnknownOperationException", "the local AWS endpoint serves Lambda Invoke, SQS, EventBridge Scheduler and DynamoDB; not "+req.Method+" "+req.URL.Path+" "+target)
 	}

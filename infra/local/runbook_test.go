@@ -259,6 +259,7 @@ func TestRunbookThroughTheLocalAWSEndpoint(t *testing.T) {
 				if tc.target != "" {
 					req.Header.Set("X-Amz-Target", tc.target)
 				}
+				signAWS(t, req, []byte(tc.body), "local", "local", "sqs")
 				res, err := http.DefaultClient.Do(req)
 				if err != nil {
 					t.Fatal(err)

@@ -46,6 +46,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	defer ddb.Stop()
+	if !ddb.Loopback {
+		fmt.Fprintln(stderr, "warning: this Java runtime has no jdk.compiler module, so DynamoDB Local listens on every interface (port "+strings.TrimPrefix(ddb.Endpoint, "http://127.0.0.1:")+"), unauthenticated: install a full JDK or Debian's openjdk-17-jre-headless to keep it on 127.0.0.1")
+	}
 	logs := slog.New(slog.NewJSONHandler(stderr, nil))
 	cfg, err := local.MakeRunConfig(getenv)
 	if err != nil {
