@@ -131,6 +131,9 @@ func TestDashboardKeyFragment(t *testing.T) {
 				if got := o.storedKey(); got != "null" {
 					t.Fatalf("sessionStorage holds %q", got)
 				}
+				if o.count(".login .error") != 0 {
+					t.Fatalf("the fragment was tried on the API: %q", o.text(".login .error"))
+				}
 			})
 		}
 		t.Run("in a signed-in tab: no question, the session unchanged", func(t *testing.T) {
