@@ -98,12 +98,16 @@ func TestDashboardKeyFragment(t *testing.T) {
 	t.Run("another key: accepting switches to it", func(t *testing.T) {
 		o := sys.owner(t)
 		o.open("/")
+		o.eval(`sessionStorage.setItem('botix.dashboard.inspector', '{"id":"insp_of_the_first_project"}')`)
 		o.load("", "#key="+other)
 		o.waitFor(question)
 		o.click("#key-switch", "Switch to key …"+other[len(other)-4:])
 		o.waitFor(overview)
 		if got := o.storedKey(); got != other {
 			t.Fatalf("accepted, yet sessionStorage holds %q", got)
+		}
+		if got := o.eval(`sessionStorage.getItem('botix.dashboard.inspector')`); got != "null" {
+			t.Fatalf("the first project's inspector stays with the new key: %s", got)
 		}
 		if who := o.text("#who-key"); who != "key …"+other[len(other)-4:] {
 			t.Fatalf("signed in as %q after switching", who)
