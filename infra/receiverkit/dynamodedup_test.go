@@ -6,13 +6,16 @@ package receiverkit_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/sdk/go/webhook"
 	"github.com/botix/public-api/sdk/go/webhook/dynamodedup"
 	"github.com/botix/public-api/sdk/go/webhook/webhooktest"
 )
@@ -30,5 +33,27 @@ func TestDynamoDBDeduplicator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	webhooktest.DeduplicatorContract(t, &dynamodedup.Deduplicator{Client: db, Table: table})
+	clock := webhooktest.NewClock(time.Now())
+	d := &dynamodedup.Deduplicator{Client: db, Table: table, Now: clock.Now, Lease: time.Minute}
+	webhooktest.DeduplicatorContract(t, d, webhooktest.WithLease(clock, time.Minute))
+
+	t.Run("an id recorded by v1.1.0 (no state) is done", func(t *testing.T) {
+		id := dynamotest.UniquePrefix() + "evt_v110"
+		_, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+			"event_id":   &types.AttributeValueMemberS{Value: id},
+			"expires_at": &types.AttributeValueMemberN{Value: strconv.FormatInt(clock.Now().Add(time.Hour).Unix(), 10)},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := d.Begin(context.Background(), id); err != nil || st != webhook.StateDone {
+			t.Fatalf("Begin = %v, %v; want done", st, err)
+		}
+		if err := d.Forget(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := d.Begin(context.Background(), id); err != nil || st != webhook.StateDone {
+			t.Fatalf("after Forget: Begin = %v, %v; want done", st, err)
+		}
+	})
 }

@@ -16,12 +16,25 @@ const MAX_PAGE = 200;
 
 // The key arrives in the fragment (never sent to a server) or through the
 // login form, lives in sessionStorage only, and leaves the address bar at once.
-(function takeKeyFromFragment() {
-  const m = /(?:^#|&)key=([^&]*)/.exec(location.hash);
-  if (!m) return;
-  const key = decodeURIComponent(m[1]).trim();
+// A fragment is used only when it is exactly "#key=" and a key of the API's
+// shape (internal/auth: "bx_" and 16-128 letters, digits, "_" or "-");
+// anything else is cleared unread, so a mangled link neither signs in with
+// a piece of a key nor leaves one in the address bar and the history. A key
+// other than the one this tab is signed in with is not taken silently (a
+// link can carry somebody else's project): pendingKey holds it until the
+// owner answers the question route asks.
+const KEY_SHAPE = /^bx_[A-Za-z0-9_-]{16,128}$/;
+let pendingKey = (function takeKeyFromFragment() {
+  if (location.href.indexOf('#') < 0) return '';
+  const m = /^#key=(.*)$/.exec(location.hash);
   history.replaceState(null, '', location.pathname + location.search);
-  if (key) sessionStorage.setItem(KEY_STORE, key);
+  if (!m || !KEY_SHAPE.test(m[1])) return '';
+  const signedIn = sessionStorage.getItem(KEY_STORE) || '';
+  if (!signedIn || signedIn === m[1]) {
+    sessionStorage.setItem(KEY_STORE, m[1]);
+    return '';
+  }
+  return m[1];
 })();
 
 // ---------------------------------------------------------------- DOM
@@ -254,6 +267,33 @@ function logout(message) {
   renderLogin(message);
 }
 
+// askKeySwitch asks whether to replace the signed-in key with the one a
+// link brought; declining keeps the session as it was.
+function askKeySwitch() {
+  const offered = pendingKey;
+  const answer = switchTo => {
+    pendingKey = '';
+    if (switchTo) {
+      session.key = offered;
+      sessionStorage.removeItem(INSPECTOR_STORE); // the inspector belongs to the other project
+      endpointCache = null;
+    }
+    route();
+  };
+  document.getElementById('nav').hidden = true;
+  document.getElementById('who').hidden = true;
+  clearFlash();
+  const keep = el('button', { type: 'button', id: 'key-keep', onclick: () => answer(false) }, 'Keep key …' + session.key.slice(-4));
+  render('Switch API key?', el('div', { class: 'card', id: 'key-switch', role: 'alertdialog', 'aria-labelledby': 'key-switch-text' },
+    el('p', { id: 'key-switch-text' },
+      'The link you opened signs in with the key …' + offered.slice(-4) + ', but this tab is signed in with the key …' + session.key.slice(-4) +
+      '. A link can carry the key of another project: switch only if you meant to open it.'),
+    el('div', { class: 'actions' },
+      keep,
+      el('button', { type: 'button', id: 'key-switch-accept', class: 'secondary', onclick: () => answer(true) }, 'Switch to key …' + offered.slice(-4)))));
+  keep.focus();
+}
+
 function renderLogin(message) {
   document.getElementById('nav').hidden = true;
   document.getElementById('who').hidden = true;
@@ -280,6 +320,7 @@ function go(path) {
 }
 
 function route() {
+  if (pendingKey) return askKeySwitch();
   const key = session.key;
   if (!key) return renderLogin();
   document.getElementById('nav').hidden = false;

@@ -2,11 +2,12 @@
 // verifies signatures, de-duplicates events in memory and prints each event.
 // Start it against `make run`:
 //
-//	go run ./sdk/webhook/example -addr 127.0.0.1:9000 -secret whsec_...
+//	go run ./sdk/go/webhook/example -addr 127.0.0.1:9000 -secret whsec_...
 //
 // With -fail N its processing fails for the first N deliveries, which the
 // kit answers with 500 (and forgets the event, so that the retry is
-// processed), to watch BOTIX retry them (WEBHOOK_RETRY_SCHEDULE=1s,2s,3s,4s
+// processed; a copy that arrives while the event is still being processed
+// gets 503, so it is retried too), to watch BOTIX retry them (WEBHOOK_RETRY_SCHEDULE=1s,2s,3s,4s
 // make run shows a round in seconds). GET /healthz answers 200 once it
 // listens.
 package main
