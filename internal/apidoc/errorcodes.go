@@ -10,13 +10,14 @@ import (
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/pagination"
 )
 
 // Paths of the documents under the API's base URL.
 const (
 	ErrorCodesPath     = "/public/v1/error-codes"
 	ErrorCodesPagePath = "/docs/error-codes"
-	ChangelogPath      = "/public/v1/changelog.atom"
+	ChangelogPath      = pagination.ChangelogPath
 	OpenAPIPath        = "/public/v1/openapi.json"
 )
 
