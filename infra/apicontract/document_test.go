@@ -236,6 +236,7 @@ func TestSDKTypesMatchTheSchemas(t *testing.T) {
 		"Delivery": botix.Delivery{}, "DeliveryDetail": botix.DeliveryDetail{}, "Attempt": botix.Attempt{},
 		"DeliveryRequest": botix.DeliveryRequest{}, "Counts": botix.Counts{}, "DeliveryStats": botix.DeliveryStats{},
 		"Inspector": botix.Inspector{}, "InspectorRequest": botix.InspectorRequest{}, "Event": botix.Event{},
+		"ErrorCodeInfo": botix.ErrorCodeInfo{},
 	}
 	for schema, v := range pairs {
 		props, ok := d.Components.Schemas[schema]

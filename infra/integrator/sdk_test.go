@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -513,6 +514,12 @@ func TestEveryRouteHasAMethod(t *testing.T) {
 	_, _ = c.WebhookEndpoints.Delete(ctx, ep.ID)
 	if doc, err := c.OpenAPI(ctx); err != nil || !strings.Contains(string(doc), `"openapi":"3.1.0"`) {
 		t.Errorf("OpenAPI: %v", err)
+	}
+	if codes, err := c.ErrorCodes(ctx); err != nil || len(codes) != len(httpapi.Codes()) {
+		t.Errorf("ErrorCodes: %d codes, %v", len(codes), err)
+	}
+	if entries, err := c.Changelog(ctx); err != nil || !slices.ContainsFunc(entries, func(e botix.ChangelogEntry) bool { return e.ID == botix.OffsetDeprecationID }) {
+		t.Errorf("Changelog: %d entries, %v", len(entries), err)
 	}
 
 	tpl, err := template.LoadRepo()

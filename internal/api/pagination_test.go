@@ -421,7 +421,7 @@ func TestOffsetMode(t *testing.T) {
 			"X-Api-Notice": "pagination=offset deprecated, migrate by 2027-05-01",
 			"Deprecation":  "@1777593600",
 			"Sunset":       "Sat, 01 May 2027 00:00:00 GMT",
-			"Link":         `<https://developers.botix.pro/changelog/cursor-pagination>; rel="deprecation"`,
+			"Link":         `<https://developers.botix.pro/changelog/cursor-pagination>; rel="deprecation"; type="text/html"`,
 		}
 		for k, v := range want {
 			if r.Headers[k] != v {

@@ -2,22 +2,83 @@ package api
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 
 	"github.com/botix/public-api/internal/apidoc"
+	"github.com/botix/public-api/internal/dashboard"
 	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/pagination"
 )
 
-// Reference serves the API's own contract.
+// Reference serves the API's own public documents: its contract, the
+// error-code reference and the changelog. They are static for a
+// deployment, so one function serves them all, rendered when it starts
+// (see RenderReference).
 type Reference struct {
-	Deps
+	// Docs maps each route to its document.
+	Docs map[string]Served
 }
 
-// OpenAPI is GET /public/v1/openapi.json: sdk/openapi.yaml as JSON, public,
-// cacheable for five minutes and revalidated with its ETag.
-func (d *Reference) OpenAPI(_ context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	doc, err := apidoc.Load()
+// Served is a rendered document with how it is answered.
+type Served struct {
+	apidoc.Document
+	ContentType string
+	// Header is added to the answer (the HTML page's security headers).
+	Header http.Header
+}
+
+// The routes of the documents, as template.yaml declares them.
+const (
+	RouteOpenAPI        = "GET " + apidoc.OpenAPIPath
+	RouteErrorCodes     = "GET " + apidoc.ErrorCodesPath
+	RouteErrorCodesPage = "GET " + apidoc.ErrorCodesPagePath
+	RouteChangelog      = "GET " + apidoc.ChangelogPath
+)
+
+// RenderReference renders every document of the Reference routes; offset
+// is the deployment's offset policy, whose deprecation the changelog
+// announces. Links between the documents are relative to the API's base
+// URL, so that they are the same on every request.
+func RenderReference(offset pagination.Offset) (map[string]Served, error) {
+	openapi, err := apidoc.Load()
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.Revalidated(r, "application/json", doc.JSON, doc.ETag, "public, max-age=300"), nil
+	codes, err := apidoc.ErrorCodesJSON()
+	if err != nil {
+		return nil, err
+	}
+	page, err := apidoc.ErrorCodesPage()
+	if err != nil {
+		return nil, err
+	}
+	feed, err := apidoc.Feed(offset)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]Served{
+		RouteOpenAPI:        {openapi, "application/json", nil},
+		RouteErrorCodes:     {codes, "application/json", nil},
+		RouteErrorCodesPage: {page, "text/html; charset=utf-8", dashboard.SecurityHeaders},
+		RouteChangelog:      {feed, "application/atom+xml", nil},
+	}, nil
+}
+
+// Serve answers GET /public/v1/openapi.json (sdk/openapi.yaml as JSON),
+// GET /public/v1/error-codes (the error-code reference as JSON),
+// GET /docs/error-codes (the same as an HTML page) and
+// GET /public/v1/changelog.atom (the changelog, Atom 1.0): public,
+// cacheable for five minutes and revalidated with their ETags.
+func (d *Reference) Serve(_ context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	doc, ok := d.Docs[r.Route]
+	if !ok {
+		// API Gateway routes only the template's routes here: a wiring bug.
+		return nil, fmt.Errorf("api: the reference function serves no route %q", r.Route)
+	}
+	resp := httpapi.Revalidated(r, doc.ContentType, doc.Body, doc.ETag, "public, max-age=300")
+	for k, v := range doc.Header {
+		resp.Header[k] = v
+	}
+	return resp, nil
 }

@@ -1,5 +1,6 @@
-// Package apidoc serves the API's OpenAPI document (sdk/openapi.yaml) as
-// JSON: converted once, with a content-hash ETag.
+// Package apidoc renders the API's public documents: the OpenAPI document
+// (sdk/openapi.yaml as JSON), the error-code reference (JSON and an HTML
+// page) and the changelog (Atom), each with a content-hash ETag.
 package apidoc
 
 import (
@@ -9,13 +10,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/sdk"
 )
 
-// Document is the OpenAPI document as JSON with its ETag.
+// Document is a rendered document with its ETag.
 type Document struct {
-	JSON []byte
+	Body []byte
 	ETag string
 }
 
@@ -40,5 +40,5 @@ func convert(src []byte) (Document, error) {
 	if err != nil {
 		return Document{}, fmt.Errorf("apidoc: openapi.yaml as JSON: %w", err)
 	}
-	return Document{JSON: b, ETag: `"` + httpapi.ContentVersion(b) + `"`}, nil
+	return document(b), nil
 }

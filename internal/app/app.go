@@ -228,6 +228,20 @@ func (c *core) pager() *pagination.Pager {
 	return p
 }
 
+// offsetNotice reads what the offset mode's deprecation announces: its
+// dates and migration guide (the rest of the policy is the list routes').
+func (c *core) offsetNotice() pagination.Offset {
+	o := pagination.Offset{
+		DeprecatedAt: c.env.time(EnvOffsetDeprecated),
+		SunsetAt:     c.env.time(EnvOffsetSunset),
+		DocsURL:      c.env.required(EnvOffsetDocsURL),
+	}
+	if o.SunsetAt.Before(o.DeprecatedAt) && len(c.env.missing) == 0 {
+		c.env.bad("OFFSET_*", fmt.Errorf("sunset %s is earlier than deprecation %s", o.SunsetAt.Format(time.RFC3339), o.DeprecatedAt.Format(time.RFC3339)))
+	}
+	return o
+}
+
 // guard is the webhook address guard of this function's environment.
 func (c *core) guard() webhook.Guard {
 	return webhook.Guard{AllowLoopback: c.env.env(EnvAllowLoopback) == "true"}

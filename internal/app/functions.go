@@ -53,7 +53,7 @@ var (
 	ListEvents = list((*api.Events).List)
 	GetEvent   = read((*api.Events).Get)
 
-	GetApiReference = public((*api.Reference).OpenAPI, 0)
+	GetApiReference = document((*api.Reference).Serve)
 )
 
 // handlerSet is a handler set of package api: a struct embedding api.Deps.
@@ -104,6 +104,25 @@ func list[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
 // public builds a route without auth.
 func public[S any, PS handlerSet[S]](serve serveFunc[PS], maxBody int) Builder[HTTPHandler] {
 	return httpRoute[S, PS](serve, false, false, maxBody)
+}
+
+// document builds the public routes of the API's own documents, rendered
+// once when the function starts: a document that cannot be rendered fails
+// the function's init, not a request. The changelog dates the offset
+// deprecation by this deployment's policy, as the offset answers do.
+func document(serve serveFunc[*api.Reference]) Builder[HTTPHandler] {
+	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+		return build(ctx, env, opts, func(c *core) HTTPHandler {
+			docs, err := api.RenderReference(c.offsetNotice())
+			if err != nil {
+				c.env.bad("reference documents", err)
+				return nil
+			}
+			set := &api.Reference{Docs: docs}
+			h := func(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) { return serve(set, ctx, r) }
+			return c.endpoint(h, 0, false)
+		})
+	}
 }
 
 // mutation builds an authenticated, idempotent route: op runs under

@@ -27,6 +27,11 @@ const (
 	MaxLimit     = 200
 )
 
+// ChangelogPath is where the API serves its changelog (package apidoc),
+// whose entry announces the offset deprecation with the same dates as the
+// headers: offset answers link it beside the migration guide.
+const ChangelogPath = "/public/v1/changelog.atom"
+
 // DefaultOffset is the deprecated offset mode's policy unless a deployment
 // sets another; template.yaml's parameter defaults must equal it (a test
 // checks).
@@ -83,6 +88,8 @@ type Request struct {
 	Offset int
 
 	binding cursor.Binding
+	// baseURL is the API's public base URL, for the changelog link.
+	baseURL string
 }
 
 // Parse reads the paging parameters of a list request whose filters, in
@@ -90,7 +97,7 @@ type Request struct {
 // business. Handlers read filters through Params, which calls it.
 func (p *Pager) Parse(r *httpapi.Request, filters map[string]string) (Request, error) {
 	q := r.Query
-	req := Request{binding: cursor.Binding{Project: r.Project, Endpoint: r.Route, Filters: cursor.Normalize(filters)}}
+	req := Request{binding: cursor.Binding{Project: r.Project, Endpoint: r.Route, Filters: cursor.Normalize(filters)}, baseURL: r.BaseURL}
 	switch q.Get("pagination") {
 	case "", "cursor":
 	case "offset":
@@ -201,7 +208,7 @@ func Respond[T any](p *Pager, req Request, data []T, next cursor.Position, hasMo
 		if err != nil {
 			return nil, err
 		}
-		p.deprecationHeaders(resp.Header)
+		p.deprecationHeaders(resp.Header, req.baseURL)
 		return resp, nil
 	}
 	page := Page[T]{Data: data, HasMore: hasMore}
@@ -215,11 +222,21 @@ func Respond[T any](p *Pager, req Request, data []T, next cursor.Position, hasMo
 	return httpapi.JSON(http.StatusOK, page)
 }
 
-func (p *Pager) deprecationHeaders(h http.Header) {
+// deprecationHeaders announce the deprecation (RFC 9745, RFC 8594). The
+// Link names two resources about it, as RFC 9745 allows, told apart by
+// type: the migration guide (OffsetDocsUrl, which a deployment may point
+// at its own page) and this API's changelog feed, where the same dates are
+// announced and any change to them would be (absent when the base URL is
+// unknown, as an absolute URL is needed).
+func (p *Pager) deprecationHeaders(h http.Header, baseURL string) {
 	h.Set("X-API-Notice", "pagination=offset deprecated, migrate by "+p.Offset.SunsetAt.UTC().Format("2006-01-02"))
 	h.Set("Deprecation", "@"+strconv.FormatInt(p.Offset.DeprecatedAt.Unix(), 10))
 	h.Set("Sunset", p.Offset.SunsetAt.UTC().Format(http.TimeFormat))
-	h.Set("Link", "<"+p.Offset.DocsURL+">; rel=\"deprecation\"")
+	link := "<" + p.Offset.DocsURL + ">; rel=\"deprecation\"; type=\"text/html\""
+	if baseURL != "" {
+		link += ", <" + baseURL + ChangelogPath + ">; rel=\"deprecation\"; type=\"application/atom+xml\""
+	}
+	h.Set("Link", link)
 }
 
 // Params reads the query of one list request. Each filter a handler reads
