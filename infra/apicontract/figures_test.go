@@ -80,7 +80,7 @@ var documentFigures = []figure{
 
 // notFigures are numbers that name rather than measure: standards,
 // versions, formats. HTTP statuses are told apart in figuresIn.
-var notFigures = regexp.MustCompile(`RFC \d+|UTS #\d+|E\.164|SHA-256|HTTP/\d\.\d|OpenAPI \d\.\d`)
+var notFigures = regexp.MustCompile(`RFC \d+|UTS #\d+|Atom \d\.\d|tag:botix\.pro,\d+|E\.164|SHA-256|HTTP/\d\.\d|OpenAPI \d\.\d`)
 
 // figureToken is a number with its unit, if any.
 var figureToken = regexp.MustCompile(`\b\d+(?:\.\d+)?(?: ?(?:ms|s|seconds?|min|minutes?|h|hours?|days?|KB|KiB|MB|MiB|bytes|decimals|attempts|items|characters|requests))?\b`)

@@ -132,7 +132,7 @@ func (s *ContactsService) Walk(p ContactListParams, from Position) *Walker[Conta
 }
 
 func (p ContactListParams) query() url.Values {
-	return query(p.ListParams, "created_after", timeParam(p.CreatedAfter), "created_before", timeParam(p.CreatedBefore))
+	return query(p.ListParams, "tag", p.Tag, "created_after", timeParam(p.CreatedAfter), "created_before", timeParam(p.CreatedBefore))
 }
 
 // MessagesService is /public/v1/messages.
