@@ -2,6 +2,9 @@ package webhook_test
 
 import (
 	"context"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,4 +152,29 @@ func TestRecovererBounds(t *testing.T) {
 			t.Fatalf("after the failure %+v", c)
 		}
 	})
+}
+
+// TestRecoveryBoundsAsDocumented holds the README, the OpenAPI document,
+// the Go SDK and the dashboard to the constants they state.
+func TestRecoveryBoundsAsDocumented(t *testing.T) {
+	batch, page, pages := strconv.Itoa(webhook.MaxRecoveryBatch), strconv.Itoa(webhook.RecoveryPageSize), strconv.Itoa(webhook.MaxRecoveryPages)
+	cooldown := strconv.Itoa(int(webhook.RecoveryCooldown.Minutes())) + " minutes"
+	for file, wants := range map[string][]string{
+		"../../README.md": {"queues at most " + batch + " of them", "**At most " + batch + " deliveries per call** (`MaxRecoveryBatch`)",
+			"`Limit` " + page + " (`RecoveryPageSize`)", "at most " + pages + " pages (`MaxRecoveryPages`)", "for " + cooldown + "\n  (`RecoveryCooldown`)",
+			"at most once per " + cooldown},
+		"../../sdk/openapi.yaml":      {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},
+		"../../sdk/go/botix/types.go": {"A call queues at most " + batch + " failed or dead", "less than " + cooldown + " before"},
+		"../dashboard/static/app.js":  {"in the last " + cooldown + " were left alone"},
+	} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range wants {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s does not say %q", file, w)
+			}
+		}
+	}
 }
