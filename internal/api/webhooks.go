@@ -150,14 +150,17 @@ func (w *WebhookEndpoints) Test(ctx context.Context, r *httpapi.Request) (Outcom
 	return accepted(map[string]string{"event_id": ev.ID, "endpoint_id": ep.ID, "status": "queued"}, plan)
 }
 
-// Recover is POST /public/v1/webhook-endpoints/{id}/recover {"since"}:
-// every failed (retrying) or dead delivery of the endpoint created since
-// then starts a fresh round, asynchronously: the request is written with
-// the idempotency record and reaches the delivery queue through the
-// stream, like a manual retry. A delivered delivery is never taken, and a
-// second recovery of deliveries already recovered finds them no longer
-// failed (or claims nothing: see webhook.Claim). deliveries is how many
-// were failed or dead when the recovery was accepted.
+// Recover is POST /public/v1/webhook-endpoints/{id}/recover {"since"}: it
+// starts a recovery of the endpoint's failed (retrying) or dead
+// deliveries created since then, or continues the one running (an
+// endpoint has one at a time, decided by a conditional write: see
+// webhook.Recoverer), and queues at most webhook.MaxRecoveryBatch of them
+// as fresh rounds. has_more says another call is needed for the rest.
+// The recovery's own write carries the redrives to the stream (a step
+// item), so what it counts as queued is queued; the idempotency record is
+// completed after it, and a request retried after a crash in between
+// continues the recovery (it never re-sends: a redrive claims its round
+// once, and a recovered delivery is left alone for RecoveryCooldown).
 func (w *WebhookEndpoints) Recover(ctx context.Context, r *httpapi.Request) (Outcome, error) {
 	var in struct {
 		Since *string `json:"since"`
@@ -188,16 +191,15 @@ func (w *WebhookEndpoints) Recover(ctx context.Context, r *httpapi.Request) (Out
 		}
 		return Outcome{}, apierr.New(apierr.EndpointDisabled, "the webhook endpoint is disabled%s; enable it (PATCH {\"enabled\": true}) before recovering its deliveries", why)
 	}
-	failed, err := w.Store.Deliveries().Failed(ctx, r.Project, ep.ID, since, now)
+	rc := webhook.Recoverer{Deliveries: w.Store.Deliveries(), Recoveries: w.Store.Recoveries(), NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
+	call, err := rc.Recover(ctx, r.Project, ep.ID, since, now)
 	if err != nil {
 		return Outcome{}, err
 	}
-	var plan store.Plan
-	dr := webhook.DeliveryRequest{ProjectID: r.Project, Kind: webhook.RequestRecover, EndpointID: ep.ID, Since: since, Until: now}
-	if err := w.Store.AddDeliveryRequest(&plan, &dr, now); err != nil {
-		return Outcome{}, err
-	}
-	return accepted(recovery{ID: dr.ID, EndpointID: ep.ID, Since: ids.Timestamp(since), Until: ids.Timestamp(now), Deliveries: len(failed), Status: "queued"}, plan)
+	return accepted(recovery{
+		ID: call.ID, EndpointID: ep.ID, Since: ids.Timestamp(call.Since), Until: ids.Timestamp(call.Until), Status: string(call.Status),
+		Deliveries: call.Recovery.Queued, Queued: call.Queued, Skipped: call.Skipped, HasMore: call.HasMore(),
+	}, store.Plan{})
 }
 
 // recovery is the answer of Recover.
@@ -206,7 +208,12 @@ type recovery struct {
 	EndpointID string `json:"endpoint_id"`
 	Since      string `json:"since"`
 	Until      string `json:"until"`
+	// Deliveries counts what the recovery queued over all its calls;
+	// Queued what this call did.
 	Deliveries int    `json:"deliveries"`
+	Queued     int    `json:"queued"`
+	Skipped    int    `json:"skipped"`
+	HasMore    bool   `json:"has_more"`
 	Status     string `json:"status"`
 }
 

@@ -31,6 +31,7 @@ const (
 	Delivery        = "dlv"
 	Inspector       = "insp"
 	APIKey          = "key"
+	Recovery        = "rcv"
 )
 
 // ErrMalformed reports an identifier that does not have the expected prefix

@@ -45,6 +45,8 @@ type deliveryItem struct {
 	Payload        string `dynamodbav:"payload"`
 	ClaimToken     string `dynamodbav:"claim_token,omitempty"`
 	ClaimExpiresAt int64  `dynamodbav:"claim_expires_at,omitempty"` // epoch ms
+	RecoveredAt    int64  `dynamodbav:"recovered_at,omitempty"`     // epoch ms
+	RecoveryID     string `dynamodbav:"recovery_id,omitempty"`
 	ExpiresAt      int64  `dynamodbav:"expires_at"`
 }
 
@@ -57,6 +59,9 @@ func (it deliveryItem) delivery() webhook.Delivery {
 	}
 	if it.ClaimExpiresAt != 0 {
 		d.ClaimExpiresAt = time.UnixMilli(it.ClaimExpiresAt)
+	}
+	if it.RecoveredAt != 0 {
+		d.RecoveredAt = time.UnixMilli(it.RecoveredAt)
 	}
 	return d
 }
@@ -139,7 +144,15 @@ func (r Deliveries) Claim(ctx context.Context, c webhook.Claim) (*webhook.Delive
 		cond = "#status IN (:dead, :retrying) AND #round = :r AND (attribute_not_exists(claim_expires_at) OR claim_expires_at < :now)"
 		values[":dead"], values[":retrying"] = str(string(webhook.StatusDead)), str(string(webhook.StatusRetrying))
 		values[":r"], values[":now"] = num(int64(c.RedriveOfRound)), num(c.Now.UnixMilli())
-		update += ", #status = :pending, #round = :next_round, next_attempt = :one, gsi1pk = :gsi1pk REMOVE dead_reason, next_attempt_at"
+		update += ", #status = :pending, #round = :next_round, next_attempt = :one, gsi1pk = :gsi1pk"
+		remove := " REMOVE dead_reason, next_attempt_at"
+		if c.Recovery != "" {
+			update += ", recovered_at = :recovered_at, recovery_id = :recovery"
+			values[":recovered_at"], values[":recovery"] = num(c.Now.UnixMilli()), str(c.Recovery)
+		} else {
+			remove += ", recovered_at, recovery_id"
+		}
+		update += remove
 		values[":pending"], values[":next_round"], values[":one"] = str(string(webhook.StatusPending)), num(int64(c.RedriveOfRound+1)), num(1)
 		values[":gsi1pk"] = str(statusPK(c.Project, webhook.StatusPending))
 	} else {
@@ -301,34 +314,53 @@ func (r Deliveries) Attempts(ctx context.Context, project, id string) ([]webhook
 	return out, err
 }
 
-// Failed implements webhook.Deliveries: the endpoint's deliveries (GSI2)
-// created in [since, until], filtered to the failed ones, oldest first,
-// read without their payloads.
-func (r Deliveries) Failed(ctx context.Context, project, endpointID string, since, until time.Time) ([]webhook.Delivery, error) {
+// FailedPage implements webhook.Deliveries: one Query of the endpoint's
+// deliveries (GSI2) created in [since, until], Limit limit, from the
+// delivery after (ExclusiveStartKey), filtered to the failed ones and read
+// without their payloads.
+func (r Deliveries) FailedPage(ctx context.Context, project, endpointID string, since, until time.Time, after string, limit int) ([]webhook.Delivery, string, error) {
 	from, to := ids.LowerBound(since.Truncate(time.Millisecond)), ids.UpperBound(until.Truncate(time.Millisecond))
 	if from > to {
-		return nil, nil
+		return nil, "", nil
 	}
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(r.s.Tables.Deliveries), IndexName: aws.String(IndexGSI2),
 		KeyConditionExpression:   aws.String("gsi2pk = :pk AND gsi2sk BETWEEN :from AND :to"),
 		FilterExpression:         aws.String("#status IN (:retrying, :dead)"),
-		ProjectionExpression:     aws.String("id, project_id, endpoint_id, event_id, event_type, #status, #round, next_attempt, attempts, created_at"),
+		ProjectionExpression:     aws.String("id, project_id, endpoint_id, event_id, event_type, #status, #round, next_attempt, attempts, created_at, recovered_at"),
 		ExpressionAttributeNames: map[string]string{"#status": "status", "#round": "round"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk": str(endpointDeliveriesPK(project, endpointID)), ":from": str(from), ":to": str(to),
 			":retrying": str(string(webhook.StatusRetrying)), ":dead": str(string(webhook.StatusDead)),
 		},
+		Limit: aws.Int32(int32(limit)),
+	}
+	if after != "" {
+		k, sk, ok := deliveryKeys(project, after)
+		if !ok {
+			return nil, "", webhook.ErrDeliveryNotFound
+		}
+		start := keyAV(k)
+		start[attrGSI2PK], start[attrGSI2SK] = str(endpointDeliveriesPK(project, endpointID)), str(sk)
+		in.ExclusiveStartKey = start
+	}
+	res, err := r.s.DB.Query(ctx, in)
+	if err != nil {
+		return nil, "", classify(err)
 	}
 	var out []webhook.Delivery
-	err := r.s.each(ctx, in, func(item map[string]types.AttributeValue) error {
+	for _, item := range res.Items {
 		d, err := decodeAs(item, deliveryItem.delivery)
-		if err == nil {
-			out = append(out, *d)
+		if err != nil {
+			return nil, "", err
 		}
-		return err
-	})
-	return out, err
+		out = append(out, *d)
+	}
+	last := ""
+	if res.LastEvaluatedKey != nil {
+		last = ids.Delivery + "_" + stringKey(res.LastEvaluatedKey)[attrSK]
+	}
+	return out, last, nil
 }
 
 // DeliveryFilter selects deliveries. Status and EndpointID are key

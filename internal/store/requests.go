@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -25,24 +26,21 @@ type deliveryRequestItem struct {
 	Kind       string `dynamodbav:"kind"`
 	TargetURL  string `dynamodbav:"target_url,omitempty"`
 	EndpointID string `dynamodbav:"endpoint_id,omitempty"`
-	Since      string `dynamodbav:"since,omitempty"`
-	Until      string `dynamodbav:"until,omitempty"`
-	CreatedAt  string `dynamodbav:"created_at"`
-	ExpiresAt  int64  `dynamodbav:"expires_at"`
+	// Messages is a recovery step's redrives (JSON of []webhook.Message).
+	Messages  string `dynamodbav:"messages,omitempty"`
+	CreatedAt string `dynamodbav:"created_at"`
+	ExpiresAt int64  `dynamodbav:"expires_at"`
 }
 
-// AddDeliveryRequest plans a delivery request (its id is filled in: a
-// recovery's is rcv_<ulid>, another request's dreq_<ulid>). Kept a day: by
-// then the stream has carried it to the queue.
+// AddDeliveryRequest plans a retry or redirect request (its id is filled
+// in: dreq_<ulid>; a recovery's steps are written by Recoveries.Save).
+// Kept a day: by then the stream has carried it to the queue.
 func (s *Store) AddDeliveryRequest(p *Plan, r *webhook.DeliveryRequest, now time.Time) error {
 	u := ids.NewULID(now)
 	it := deliveryRequestItem{
 		PK: scoped(r.ProjectID, "DREQ"), SK: u.String(), Entity: EntityDeliveryRequest, ProjectID: r.ProjectID, ID: "dreq_" + u.String(),
 		DeliveryID: r.DeliveryID, Kind: string(r.Kind), TargetURL: r.TargetURL, EndpointID: r.EndpointID,
 		CreatedAt: ids.Timestamp(now), ExpiresAt: now.Add(24 * time.Hour).Unix(),
-	}
-	if r.Kind == webhook.RequestRecover {
-		it.ID, it.Since, it.Until = "rcv_"+u.String(), ids.Timestamp(r.Since), ids.Timestamp(r.Until)
 	}
 	r.ID = it.ID
 	w, err := put(s.Tables.Data, it, "attribute_not_exists(pk)")
@@ -80,12 +78,9 @@ func DecodeOutgoing(image map[string]types.AttributeValue) (out webhook.Outgoing
 		r := &webhook.DeliveryRequest{ID: it.ID, ProjectID: it.ProjectID, DeliveryID: it.DeliveryID,
 			Kind: webhook.RequestKind(it.Kind), TargetURL: it.TargetURL, EndpointID: it.EndpointID}
 		if r.Kind == webhook.RequestRecover {
-			r.Since, err = time.Parse(time.RFC3339Nano, it.Since)
-			if err == nil {
-				r.Until, err = time.Parse(time.RFC3339Nano, it.Until)
-			}
+			err = json.Unmarshal([]byte(it.Messages), &r.Messages)
 			if err != nil || it.ProjectID == "" || it.EndpointID == "" {
-				return out, false, fmt.Errorf("store: recovery %q without project, endpoint or window", it.ID)
+				return out, false, fmt.Errorf("store: recovery step %q without project, endpoint or messages", it.ID)
 			}
 			return webhook.Outgoing{Request: r}, true, nil
 		}

@@ -22,9 +22,9 @@ type Hooks struct {
 
 // Dispatcher fans outbox items out: each event becomes one delivery per
 // target endpoint and one delivery queue message; a retry or redirect
-// request becomes one message; a recovery becomes one redrive message per
-// failed delivery of its endpoint and window (each starts a fresh round,
-// and the claim makes a second recovery of the same round a no-op).
+// request becomes one message; a step of a recovery becomes the redrive
+// messages it lists (each starts a fresh round, and the claim makes a
+// second redrive of the same round a no-op).
 type Dispatcher struct {
 	Endpoints  Endpoints
 	Deliveries Deliveries
@@ -142,18 +142,12 @@ func (d *Dispatcher) fanOut(ctx context.Context, o Outgoing, endpoints []Endpoin
 	return msgs, nil
 }
 
-// recover lists the failed deliveries a recovery takes and makes one
-// redrive message of each.
-func (d *Dispatcher) recover(ctx context.Context, r DeliveryRequest) ([]Message, error) {
-	failed, err := d.Deliveries.Failed(ctx, r.ProjectID, r.EndpointID, r.Since, r.Until)
-	if err != nil {
-		return nil, err
-	}
-	msgs := make([]Message, len(failed))
-	for i, f := range failed {
-		msgs[i] = Message{DeliveryID: f.ID, ProjectID: f.ProjectID, RedriveOfRound: f.Round, EndpointID: f.EndpointID, EventType: f.EventType, Reason: "recovery " + r.ID}
-	}
-	return msgs, nil
+// recover returns the redrives of one step of a recovery: the Recoverer
+// chose them (a bounded batch) when it wrote the step, so the dispatcher
+// reads nothing and a replayed step sends the same messages again, which
+// the claims de-duplicate.
+func (d *Dispatcher) recover(_ context.Context, r DeliveryRequest) ([]Message, error) {
+	return r.Messages, nil
 }
 
 // sendAll puts the jobs' messages on the delivery queue in one call of the

@@ -57,6 +57,10 @@ type Delivery struct {
 	CreatedAt      string `json:"created_at"`
 	UpdatedAt      string `json:"updated_at"`
 	DeliveredAt    string `json:"delivered_at,omitempty"`
+	// RecoveredAt is when a recovery started the delivery's current round
+	// (zero when its round was not started by a recovery): a later
+	// recovery leaves it alone for RecoveryCooldown (see Recoverer).
+	RecoveredAt time.Time `json:"-"`
 	// Payload is the webhook body, fixed when the delivery is created.
 	Payload string `json:"-"`
 	// ClaimToken and ClaimExpiresAt hold the attempt a worker runs.
@@ -73,7 +77,12 @@ type Claim struct {
 	// RedriveOfRound, when set, asks to start round RedriveOfRound+1 of a
 	// dead delivery (a message redriven from the dead-letter queue).
 	RedriveOfRound int
-	Token          string
+	// Recovery, with RedriveOfRound, names the recovery that asks for the
+	// fresh round: the delivery keeps when (RecoveredAt = Now), so that
+	// another recovery does not send it again within RecoveryCooldown. A
+	// redrive without it (from the dead-letter queue) clears RecoveredAt.
+	Recovery string
+	Token    string
 	// Until ends the claim (the worker's deadline); Now is when it is made.
 	Until, Now time.Time
 }
@@ -96,6 +105,10 @@ func (c Claim) Apply(d Delivery) Delivery {
 	d.ClaimToken, d.ClaimExpiresAt = c.Token, c.Until
 	if c.RedriveOfRound > 0 {
 		d.Status, d.Round, d.NextAttempt, d.DeadReason, d.NextAttemptAt = StatusPending, c.RedriveOfRound+1, 1, "", ""
+		d.RecoveredAt = time.Time{}
+		if c.Recovery != "" {
+			d.RecoveredAt = c.Now
+		}
 	}
 	return d
 }
@@ -231,10 +244,11 @@ type DeliveryRequest struct {
 	Kind       RequestKind
 	// TargetURL replaces the endpoint's URL (redirects).
 	TargetURL string
-	// EndpointID, Since and Until name what a recovery takes: the
-	// endpoint's deliveries created in [Since, Until].
-	EndpointID   string
-	Since, Until time.Time
+	// EndpointID is the endpoint a recovery step is about.
+	EndpointID string
+	// Messages are the redrives one step of a recovery queues (at most
+	// MaxRecoveryBatch, chosen by the Recoverer when it wrote the step).
+	Messages []Message
 }
 
 // Failed reports whether a delivery is one a recovery takes: it failed
@@ -327,6 +341,8 @@ type Message struct {
 	// again (a DLQ redrive), it starts round RedriveOfRound+1: five fresh
 	// attempts, unless the delivery was delivered meanwhile.
 	RedriveOfRound int `json:"redrive_of_round,omitempty"`
+	// RecoveryID names the recovery that queued a redrive (Claim.Recovery).
+	RecoveryID string `json:"recovery_id,omitempty"`
 	// Request names an extra attempt asked through the API.
 	Request *MessageRequest `json:"request,omitempty"`
 	// For people reading the dead-letter queue.

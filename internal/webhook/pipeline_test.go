@@ -442,12 +442,27 @@ func TestRecovery(t *testing.T) {
 	sent(domain.EventMessageSent, 401)    // another endpoint's, dead
 	p.poster.Answer = nil
 	posted := len(p.poster.Posted())
-	recover := webhook.Outgoing{Request: &webhook.DeliveryRequest{ID: "rcv_1", ProjectID: project, Kind: webhook.RequestRecover, EndpointID: ep.ID, Since: since, Until: p.clock()}}
+	recoveries := &webhooktest.Recoveries{}
+	rc := &webhook.Recoverer{Deliveries: p.deliveries, Recoveries: recoveries, NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
+	// recoverCall is one recover call and the dispatch of the step it
+	// wrote (the stream carries it to the dispatcher).
+	recoverCall := func() webhook.RecoveryCall {
+		t.Helper()
+		steps := len(recoveries.Steps)
+		call, err := rc.Recover(context.Background(), project, ep.ID, since, p.clock())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range recoveries.Steps[steps:] {
+			p.dispatch(webhook.Outgoing{Request: &webhook.DeliveryRequest{ID: call.ID, ProjectID: project, Kind: webhook.RequestRecover, EndpointID: ep.ID, Messages: step}})
+		}
+		return call
+	}
 	n := len(p.queue.Sent())
-	p.dispatch(recover)
+	call := recoverCall()
 	msgs := p.queue.Sent()[n:]
-	if len(msgs) != 2 {
-		t.Fatalf("a recovery of 2 failed deliveries sent %d messages", len(msgs))
+	if len(msgs) != 2 || call.Queued != 2 || call.HasMore() {
+		t.Fatalf("a recovery of 2 failed deliveries sent %d messages: %+v", len(msgs), call)
 	}
 	for _, d := range p.deliverFrom(n) {
 		if !d.Done {
@@ -465,17 +480,18 @@ func TestRecovery(t *testing.T) {
 	if got := len(p.poster.Posted()) - posted; got != 2 {
 		t.Fatalf("%d requests, want one per failed delivery", got)
 	}
-	t.Run("a second recovery, a replayed one and the old round's retry send nothing", func(t *testing.T) {
+	t.Run("a second recovery, a replayed step and the old round's retry send nothing", func(t *testing.T) {
 		posted, n := len(p.poster.Posted()), len(p.queue.Sent())
-		again := *recover.Request
-		again.ID = "rcv_2"
-		p.dispatch(recover, webhook.Outgoing{Request: &again})
-		if len(p.queue.Sent()) != n {
-			t.Fatalf("nothing failed is left, yet %d messages were sent", len(p.queue.Sent())-n)
+		if again := recoverCall(); again.ID == call.ID || again.Queued != 0 || again.HasMore() {
+			t.Fatalf("a second recovery after the first completed: %+v", again)
 		}
+		p.dispatch(webhook.Outgoing{Request: &webhook.DeliveryRequest{ID: call.ID, ProjectID: project, Kind: webhook.RequestRecover, EndpointID: ep.ID, Messages: recoveries.Steps[0]}})
 		p.advance(time.Hour)
 		for _, s := range p.scheduler.All() {
 			p.deliverer.Handle(context.Background(), s.Message)
+		}
+		for _, m := range p.queue.Sent()[n:] {
+			p.deliverer.Handle(context.Background(), m)
 		}
 		if got := len(p.poster.Posted()) - posted; got != 0 {
 			t.Fatalf("%d requests after everything was delivered", got)
@@ -490,6 +506,60 @@ func TestRecovery(t *testing.T) {
 		}
 		if got := len(p.poster.Posted()) - posted; got != 0 {
 			t.Fatalf("%d requests from replayed recovery messages", got)
+		}
+	})
+}
+
+// TestRecoveryCooldown: while the receiver is still broken, a delivery a
+// recovery re-sent fails again; another recovery within RecoveryCooldown
+// leaves it alone (the review's amplification), one after it sends it once
+// more, and a redrive from the dead-letter queue clears the mark.
+func TestRecoveryCooldown(t *testing.T) {
+	p := newPipeline(t)
+	ep := p.endpoint(domain.EventContactCreated)
+	since := p.clock()
+	p.poster.Answer = answer(503, "")
+	n := len(p.queue.Sent())
+	p.dispatch(p.event(domain.EventContactCreated))
+	p.deliverFrom(n) // retrying, round 1
+	recoveries := &webhooktest.Recoveries{}
+	rc := &webhook.Recoverer{Deliveries: p.deliveries, Recoveries: recoveries, NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
+	recoverOnce := func() (webhook.RecoveryCall, int) {
+		t.Helper()
+		steps, posted, n := len(recoveries.Steps), len(p.poster.Posted()), len(p.queue.Sent())
+		call, err := rc.Recover(context.Background(), project, ep.ID, since, p.clock())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range recoveries.Steps[steps:] {
+			p.dispatch(webhook.Outgoing{Request: &webhook.DeliveryRequest{ID: call.ID, ProjectID: project, Kind: webhook.RequestRecover, EndpointID: ep.ID, Messages: step}})
+		}
+		p.deliverFrom(n)
+		return call, len(p.poster.Posted()) - posted
+	}
+	for i, c := range []struct {
+		name           string
+		after          time.Duration
+		posts, skipped int
+		wantRound      int
+	}{
+		{"the first recovery re-sends the retrying delivery", time.Second, 1, 0, 2},
+		{"another one a minute later leaves it alone", time.Minute, 0, 1, 2},
+		{"and one just before the cooldown ends", webhook.RecoveryCooldown - time.Minute - 2*time.Second, 0, 1, 2},
+		{"one after the cooldown sends it once more", 2 * time.Second, 1, 0, 3},
+	} {
+		p.advance(c.after)
+		call, posts := recoverOnce()
+		d := p.only()
+		if posts != c.posts || call.Skipped != c.skipped || d.Round != c.wantRound || call.HasMore() {
+			t.Fatalf("%d %s: %d POSTs, %+v, delivery round %d", i, c.name, posts, call, d.Round)
+		}
+	}
+	t.Run("a redrive from the dead-letter queue clears the mark", func(t *testing.T) {
+		d := p.only()
+		claimed, ok, err := p.deliveries.Claim(context.Background(), webhook.Claim{Project: project, ID: d.ID, RedriveOfRound: d.Round, Token: "t", Now: p.clock(), Until: p.clock().Add(time.Minute)})
+		if err != nil || !ok || !claimed.RecoveredAt.IsZero() {
+			t.Fatalf("a DLQ redrive: %v %v %+v", ok, err, claimed)
 		}
 	})
 }

@@ -30,10 +30,14 @@ type Deliveries interface {
 	RecordExtra(ctx context.Context, d Delivery, delivered bool, a Attempt) error
 	// Attempts returns a delivery's attempt log, oldest first.
 	Attempts(ctx context.Context, project, id string) ([]Attempt, error)
-	// Failed returns the deliveries of an endpoint created in [since,
-	// until] that a recovery takes (Delivery.Failed), oldest first; their
-	// payloads may be left out.
-	Failed(ctx context.Context, project, endpointID string, since, until time.Time) ([]Delivery, error)
+	// FailedPage reads one page of an endpoint's deliveries created in
+	// [since, until], oldest first, starting after the delivery with id
+	// after (from since when empty): at most limit deliveries are read (a
+	// Query's Limit, counted before the filter) and the failed ones among
+	// them (Delivery.Failed) returned, their payloads left out. last is
+	// the id of the last delivery read, where the next page starts; ""
+	// when the window has no more.
+	FailedPage(ctx context.Context, project, endpointID string, since, until time.Time, after string, limit int) (failed []Delivery, last string, err error)
 	// Stats returns the counts of the hours in [from, to] (both truncated
 	// to the hour) of a project, or of one of its endpoints when
 	// endpointID is set; hours without attempts are left out. Finish and

@@ -725,7 +725,9 @@ function recoverForm(eps) {
       const epID = form.elements['recover-endpoint'].value;
       if (!epID) throw new Error('there is no endpoint to recover');
       const r = await mutate('POST', '/webhook-endpoints/' + epID + '/recover', { since: sinceISO });
-      out.replaceChildren(noticeBox(`Recovery ${r.data.recovery_id} queued: ${r.data.deliveries} failed or dead deliveries since ${r.data.since} will be sent again.`, r.requestId));
+      const more = r.data.has_more ? ' More remain: press Recover again to continue this recovery.' : '';
+      const skipped = r.data.skipped ? ` ${r.data.skipped} re-sent by a recovery in the last 15 minutes were left alone.` : '';
+      out.replaceChildren(noticeBox(`Recovery ${r.data.recovery_id} ${r.data.status}: ${r.data.queued} failed or dead deliveries since ${r.data.since} queued to be sent again (${r.data.deliveries} by this recovery in all).${skipped}${more}`, r.requestId));
     }, err => out.replaceChildren(errorBox(err)));
   });
   if (eps.length === 0) return el('p', { class: 'muted' }, 'No endpoints, nothing to recover.');

@@ -263,7 +263,7 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			t.Fatalf("another project's stats: %v %v", got, err)
 		}
 	})
-	t.Run("failed lists an endpoint's retrying and dead deliveries of a window", func(t *testing.T) {
+	t.Run("failed pages list an endpoint's retrying and dead deliveries of a window", func(t *testing.T) {
 		s, prj := newStore(t), project()
 		ep := ids.New(ids.WebhookEndpoint, now)
 		at := func(d time.Duration) time.Time { return now.Add(-d) }
@@ -296,17 +296,56 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			{"a window of none", at(90 * time.Minute), now, nil},
 			{"until before since", now, at(6 * time.Hour), nil},
 		} {
-			got, err := s.Failed(ctx, prj, ep, c.since, c.until)
-			if err != nil {
-				t.Fatal(err)
+			// Read page by page: one delivery a page, two, and all at once;
+			// the pages join up to the same list, and none reads more than
+			// its limit.
+			for _, limit := range []int{1, 2, 100} {
+				var gotIDs []string
+				after, pages := "", 0
+				for {
+					got, last, err := s.FailedPage(ctx, prj, ep, c.since, c.until, after, limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if pages++; len(got) > limit || pages > 10 {
+						t.Fatalf("%s, limit %d: page %d has %d deliveries", c.name, limit, pages, len(got))
+					}
+					for _, d := range got {
+						if d.Payload != "" {
+							t.Errorf("%s: the payload of %s was read", c.name, d.ID)
+						}
+						gotIDs = append(gotIDs, d.ID)
+					}
+					if last == "" {
+						break
+					}
+					after = last
+				}
+				if fmt.Sprint(gotIDs) != fmt.Sprint(c.want) {
+					t.Errorf("%s, limit %d: failed %v, want %v", c.name, limit, gotIDs, c.want)
+				}
 			}
-			var gotIDs []string
-			for _, d := range got {
-				gotIDs = append(gotIDs, d.ID)
-			}
-			if fmt.Sprint(gotIDs) != fmt.Sprint(c.want) {
-				t.Errorf("%s: failed %v, want %v", c.name, gotIDs, c.want)
-			}
+		}
+	})
+	t.Run("a recovery's redrive marks its delivery, the failed pages show the mark, a dead-letter redrive clears it", func(t *testing.T) {
+		s, prj := newStore(t), project()
+		ep := ids.New(ids.WebhookEndpoint, now)
+		d := toDead(t, s, DeliveryTo(prj, ep, now.Add(-time.Hour)), now)
+		at := now.Add(time.Minute).Truncate(time.Millisecond)
+		held := claim(t, s, webhook.Claim{Project: prj, ID: d.ID, RedriveOfRound: 1, Recovery: "rcv_1", Token: "r", Now: at, Until: at.Add(time.Minute)})
+		if !held.RecoveredAt.Equal(at) {
+			t.Fatalf("claimed by a recovery at %s: recovered at %s", at, held.RecoveredAt)
+		}
+		if err := s.Finish(ctx, held, "r", webhook.Result{Status: webhook.StatusDead, DeadReason: "401"}, webhook.Attempt{DeliveryID: d.ID, Attempt: 2, Round: 2}); err != nil {
+			t.Fatal(err)
+		}
+		page, _, err := s.FailedPage(ctx, prj, ep, now.Add(-2*time.Hour), now.Add(time.Hour), "", 10)
+		if err != nil || len(page) != 1 || !page[0].RecoveredAt.Equal(at) {
+			t.Fatalf("failed page %+v %v", page, err)
+		}
+		again := claim(t, s, webhook.Claim{Project: prj, ID: d.ID, RedriveOfRound: 2, Token: "q", Now: at.Add(time.Second), Until: at.Add(time.Minute)})
+		if !again.RecoveredAt.IsZero() {
+			t.Fatalf("a dead-letter redrive kept the recovery mark %s", again.RecoveredAt)
 		}
 	})
 }

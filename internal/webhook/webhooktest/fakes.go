@@ -78,6 +78,8 @@ type Deliveries struct {
 	counts map[string]map[time.Time]webhook.Counts
 	// Now stamps updated_at; time.Now when nil.
 	Now func() time.Time
+	// Pages counts FailedPage calls.
+	Pages int
 }
 
 var _ webhook.Deliveries = (*Deliveries)(nil)
@@ -215,20 +217,34 @@ func (s *Deliveries) Attempts(_ context.Context, project, id string) ([]webhook.
 	return slices.Clone(s.attempts[deliveryKey(project, id)]), nil
 }
 
-// Failed implements webhook.Deliveries.
-func (s *Deliveries) Failed(_ context.Context, project, endpointID string, since, until time.Time) ([]webhook.Delivery, error) {
-	if err := s.take("Failed"); err != nil {
-		return nil, err
+// FailedPage implements webhook.Deliveries; Pages counts its calls.
+func (s *Deliveries) FailedPage(_ context.Context, project, endpointID string, since, until time.Time, after string, limit int) ([]webhook.Delivery, string, error) {
+	if err := s.take("FailedPage"); err != nil {
+		return nil, "", err
 	}
+	s.mu.Lock()
+	s.Pages++
+	s.mu.Unlock()
 	var out []webhook.Delivery
+	read := 0
 	for _, d := range s.All() {
 		u, err := ids.Parse(ids.Delivery, d.ID)
 		at := ids.Time(u)
-		if err == nil && d.ProjectID == project && d.EndpointID == endpointID && d.Failed() && !at.Before(since.Truncate(time.Millisecond)) && !at.After(until) {
+		if err != nil || d.ProjectID != project || d.EndpointID != endpointID || at.Before(since.Truncate(time.Millisecond)) || at.After(until) || d.ID <= after {
+			continue
+		}
+		read++
+		if d.Failed() {
+			d.Payload = ""
 			out = append(out, d)
 		}
+		if read == limit {
+			// Like DynamoDB, a page that reaches its Limit names its last
+			// item, whether or not more follow.
+			return out, d.ID, nil
+		}
 	}
-	return out, nil
+	return out, "", nil
 }
 
 // Stats implements webhook.Deliveries.
@@ -589,4 +605,58 @@ func (p *Poster) Posted() []Posted {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.posted)
+}
+
+// Recoveries is an in-memory webhook.Recoveries: the version condition is
+// checked under a lock, as DynamoDB checks it in one write. Steps are the
+// redrives of every successful Save, in order.
+type Recoveries struct {
+	Faults
+	mu    sync.Mutex
+	items map[string]webhook.Recovery
+	Steps [][]webhook.Message
+	// BeforeSave, when set, runs at the start of each Save (without the
+	// lock): tests put a concurrent caller's Save there.
+	BeforeSave func()
+}
+
+var _ webhook.Recoveries = (*Recoveries)(nil)
+
+// Current implements webhook.Recoveries.
+func (s *Recoveries) Current(_ context.Context, project, endpointID string) (*webhook.Recovery, error) {
+	if err := s.take("Current"); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.items[project+"/"+endpointID]
+	if !ok {
+		return nil, nil
+	}
+	return &r, nil
+}
+
+// Save implements webhook.Recoveries.
+func (s *Recoveries) Save(_ context.Context, r webhook.Recovery, msgs []webhook.Message) error {
+	if f := s.BeforeSave; f != nil {
+		s.BeforeSave = nil
+		f()
+	}
+	if err := s.take("Save"); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := r.ProjectID + "/" + r.EndpointID
+	if s.items == nil {
+		s.items = map[string]webhook.Recovery{}
+	}
+	if cur, ok := s.items[k]; (ok && cur.Version != r.Version-1) || (!ok && r.Version != 1) {
+		return webhook.ErrRecoveryRace
+	}
+	s.items[k] = r
+	if len(msgs) > 0 {
+		s.Steps = append(s.Steps, slices.Clone(msgs))
+	}
+	return nil
 }

@@ -164,8 +164,13 @@ type TestEvent struct {
 	Response Response `json:"-"`
 }
 
-// Recovery is the answer of WebhookEndpoints.Recover: Deliveries failed or
-// dead deliveries since Since start a fresh round, asynchronously.
+// Recovery is the answer of WebhookEndpoints.Recover: the endpoint's one
+// recovery after the call. A call queues at most 100 failed or dead
+// deliveries (Queued) for a fresh round, asynchronously; while HasMore,
+// the recovery is "running" and the next call continues it from where it
+// stopped. Deliveries counts what the recovery queued over all its calls;
+// Skipped the deliveries left alone because a recovery re-queued them
+// less than 15 minutes before.
 type Recovery struct {
 	ID         string `json:"recovery_id"`
 	EndpointID string `json:"endpoint_id"`
@@ -173,6 +178,9 @@ type Recovery struct {
 	Until      string `json:"until"`
 	Deliveries int    `json:"deliveries"`
 	Status     string `json:"status"`
+	Queued     int    `json:"queued"`
+	Skipped    int    `json:"skipped"`
+	HasMore    bool   `json:"has_more"`
 
 	Response Response `json:"-"`
 }
