@@ -163,9 +163,10 @@ func TestRecoveryBoundsAsDocumented(t *testing.T) {
 		"../../README.md": {"queues at most " + batch + " of them", "**At most " + batch + " deliveries per call** (`MaxRecoveryBatch`)",
 			"`Limit` " + page + " (`RecoveryPageSize`)", "at most " + pages + " pages (`MaxRecoveryPages`)", "for " + cooldown + "\n  (`RecoveryCooldown`)",
 			"at most once per " + cooldown},
-		"../../sdk/openapi.yaml":      {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},
-		"../../sdk/go/botix/types.go": {"A call queues at most " + batch + " failed or dead", "less than " + cooldown + " before"},
-		"../dashboard/static/app.js":  {"in the last " + cooldown + " were left alone"},
+		"../../sdk/openapi.yaml":         {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},
+		"../../sdk/go/botix/types.go":    {"A call queues at most " + batch + " failed or dead", "less than " + cooldown + " before"},
+		"../dashboard/static/app.js":     {"in the last " + cooldown + " were left alone"},
+		"../../sdk/go/botix/services.go": {"at most " + batch + " per call"},
 	} {
 		b, err := os.ReadFile(file)
 		if err != nil {
