@@ -14,8 +14,8 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/scheduler v1.18.2
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
-	github.com/botix/public-api/sdk/go v1.1.0
-	github.com/botix/public-api/sdk/go/webhook/dynamodedup v1.1.0
+	github.com/botix/public-api/sdk/go v1.2.0
+	github.com/botix/public-api/sdk/go/webhook/dynamodedup v1.2.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/google/uuid v1.6.0

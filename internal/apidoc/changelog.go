@@ -62,7 +62,7 @@ var history = []Entry{
 		Title: "OpenAPI 3.1 document served by the API",
 		Text:  "GET /public/v1/openapi.json serves the API's contract, without a key, with an ETag. Generate clients, mocks or contract tests from it.",
 		Link:  OpenAPIPath},
-	{Slug: "go-sdk-module", Version: "Go SDK 1.1.0", Kind: "changed", Date: date("2026-12-01T10:20:18Z"),
+	{Slug: "go-sdk-module", Version: "Go SDK 1.2.0", Kind: "changed", Date: date("2026-12-01T10:20:18Z"),
 		Title: "The Go SDK is its own module",
 		Text:  "Import github.com/botix/public-api/sdk/go/botix (module github.com/botix/public-api/sdk/go, Go 1.23, no dependency but google/uuid): it no longer pulls the server's modules into your build. The webhook receiver kit is package sdk/go/webhook; its DynamoDB deduplicator is a module of its own.",
 		Link:  OpenAPIPath},
@@ -70,6 +70,14 @@ var history = []Entry{
 		Title: "Error-code reference and this changelog",
 		Text:  "GET /docs/error-codes (HTML) and GET /public/v1/error-codes (JSON) list every error code with its status, when it happens and whether to retry; this feed announces changes and deprecations.",
 		Link:  ErrorCodesPagePath},
+	{Slug: "signature-lists", Version: "API 1.1.0", Kind: "changed", Date: date("2026-12-01T12:00:00Z"),
+		Title: "X-Botix-Signature lists one signature per active secret during a rotation",
+		Text:  "For 24 h after POST /public/v1/webhook-endpoints/{id}/rotate-secret, X-Botix-Signature carries the new secret's and the previous secret's signatures, comma-separated, newest first, as webhook-signature already did: a receiver holding either secret verifies. A receiver that compares the whole header with one signature must split it on commas; the Go kit judges a request by its timestamped webhook-signature.",
+		Link:  OpenAPIPath},
+	{Slug: "go-sdk-1-2", Version: "Go SDK 1.2.0", Kind: "added", Date: date("2026-12-01T12:00:00Z"),
+		Title: "Go SDK 1.2.0: errors that carry the Idempotency-Key, resumable walks",
+		Text:  "Every error is a botix.OperationError with the Idempotency-Key and the attempt count, so a failed call can be re-issued as the same operation (Reissue); deadlines match context.DeadlineExceeded; Retry-After is capped; walks can be stopped at an item and resumed from a saved position; deliveries can be listed by event id. The receiver kit tells a copy that arrives while its event is processing to retry (503) instead of acknowledging it.",
+		Link:  OpenAPIPath},
 }
 
 func date(s string) time.Time {

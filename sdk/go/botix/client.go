@@ -26,7 +26,7 @@ import (
 const DefaultBaseURL = "http://127.0.0.1:8080"
 
 // Version is the SDK's version, sent in the User-Agent.
-const Version = "1.1.0"
+const Version = "1.2.0"
 
 // RetryPolicy bounds the retries of one call. A zero field means its
 // default (DefaultRetryPolicy's value), field by field: RetryPolicy{MaxDelay:

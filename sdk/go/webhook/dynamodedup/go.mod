@@ -5,7 +5,7 @@ go 1.24
 require (
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.0
-	github.com/botix/public-api/sdk/go v1.1.0
+	github.com/botix/public-api/sdk/go v1.2.0
 )
 
 require (
