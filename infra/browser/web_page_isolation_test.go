@@ -1,42 +1,16 @@
 package browser_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chromedp/chromedp"
 
-	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/localtest"
 )
-
-// projectCount counts the projects in the runtime's data table.
-func projectCount(t *testing.T, rt *local.Runtime) int {
-	t.Helper()
-	n := 0
-	in := &dynamodb.ScanInput{
-		TableName: aws.String(rt.Tables()["DataTable"]), Select: ddbtypes.SelectCount,
-		FilterExpression:          aws.String("entity = :p"),
-		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":p": &ddbtypes.AttributeValueMemberS{Value: "project"}},
-	}
-	for {
-		out, err := rt.DynamoDB().Scan(context.Background(), in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += int(out.Count)
-		if len(out.LastEvaluatedKey) == 0 {
-			return n
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-}
 
 // attackPage is a page of another origin (another loopback port) that
 // tries what the security review found: Lambda Invoke of the admin
@@ -74,7 +48,7 @@ func TestAWebPageCannotReachTheLocalAWSEndpoint(t *testing.T) {
 		t.Fatal("the page must be of another origin")
 	}
 	o := sys.owner(t) // a tab (and a project of its own, made before counting)
-	before := projectCount(t, sys.rt)
+	before := localtest.ProjectCount(t, sys.rt)
 	o.do(chromedp.Navigate(page.URL))
 	o.waitFor(`window.done === true`)
 	outcomes := map[string]string{}
@@ -86,7 +60,7 @@ func TestAWebPageCannotReachTheLocalAWSEndpoint(t *testing.T) {
 		if outcomes["text/plain invoke"] != "opaque" || outcomes["blob invoke"] != "opaque" {
 			t.Fatalf("the page's requests did not go out as intended: %v", outcomes)
 		}
-		if after := projectCount(t, sys.rt); after != before {
+		if after := localtest.ProjectCount(t, sys.rt); after != before {
 			t.Fatalf("projects: %d before the page, %d after: a web page created one", before, after)
 		}
 	})

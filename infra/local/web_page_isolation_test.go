@@ -93,28 +93,6 @@ func (c awsCall) do(t *testing.T, rt *local.Runtime) (int, string, []byte) {
 	return res.StatusCode, e.Type, b
 }
 
-// projects counts the projects in the runtime's data table.
-func projects(t *testing.T, rt *local.Runtime) int {
-	t.Helper()
-	n := 0
-	in := &dynamodb.ScanInput{
-		TableName: aws.String(rt.Tables()["DataTable"]), Select: ddbtypes.SelectCount,
-		FilterExpression:          aws.String("entity = :p"),
-		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":p": &ddbtypes.AttributeValueMemberS{Value: "project"}},
-	}
-	for {
-		out, err := rt.DynamoDB().Scan(context.Background(), in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += int(out.Count)
-		if len(out.LastEvaluatedKey) == 0 {
-			return n
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-}
-
 // TestTheLocalAWSEndpointServesSignedRequestsFromThisMachineOnly: a web
 // page open in the developer's browser must not reach the AWS endpoint
 // (create a project with a key it chooses, invoke functions, read the
@@ -134,7 +112,7 @@ func TestTheLocalAWSEndpointServesSignedRequestsFromThisMachineOnly(t *testing.T
 		c.service = "lambda"
 		return c
 	}
-	before := projects(t, rt)
+	before := localtest.ProjectCount(t, rt)
 
 	refusals := []struct {
 		name     string
@@ -173,7 +151,7 @@ func TestTheLocalAWSEndpointServesSignedRequestsFromThisMachineOnly(t *testing.T
 		})
 	}
 	t.Run("no refused request created a project", func(t *testing.T) {
-		if after := projects(t, rt); after != before {
+		if after := localtest.ProjectCount(t, rt); after != before {
 			t.Fatalf("projects: %d before, %d after the refused requests", before, after)
 		}
 	})
