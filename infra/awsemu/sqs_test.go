@@ -390,15 +390,21 @@ func TestLongPollWakesOnSend(t *testing.T) {
 	url := createQueue(t, c, "q", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	// The send is waited for before the test ends: the receive can return
+	// before the send's answer does, and a send still running when the
+	// deferred cancel fires would fail after the test.
+	sent := make(chan error, 1)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("hello")}); err != nil {
-			t.Error(err)
-		}
+		_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("hello")})
+		sent <- err
 	}()
 	out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 20})
 	if err != nil || len(out.Messages) != 1 {
 		t.Fatalf("%+v %v", out, err)
+	}
+	if err := <-sent; err != nil {
+		t.Fatal(err)
 	}
 }
 
