@@ -1,0 +1,21 @@
+import { BotixError, Client, type Contact, type ContactCreate, type Page } from "@botix/sdk";
+
+const client = new Client();
+
+export async function tagAll(tag: string): Promise<number> {
+  const first: Page<Contact> = await client.contacts.listPage({ limit: 20 });
+  let count = first.data.length;
+  for await (const c of client.contacts.list({ tag })) count += c.tags.includes(tag) ? 1 : 0;
+  return count;
+}
+
+export async function createOnce(input: ContactCreate, jobKey: string): Promise<string> {
+  try {
+    // A key of your own (a UUIDv4 or a ULID kept with the job) survives a restart.
+    const c = await client.contacts.create(input, { idempotencyKey: jobKey });
+    return c.id;
+  } catch (err) {
+    if (err instanceof BotixError && err.kind === "invalid_key") throw new Error("the job key is not a UUIDv4 or a ULID");
+    throw err;
+  }
+}
