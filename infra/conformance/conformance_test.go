@@ -452,3 +452,33 @@ func checkSchemas(r *run) {
 		}
 	}
 }
+
+// TestReadmeTable: the README's table of SDKs and scenarios is this list, in
+// its order, with every SDK a column: what TestConformance runs.
+func TestReadmeTable(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ReadmeTable(Scenarios(t)); !strings.Contains(string(readme), want) {
+		t.Errorf("README.md lacks the conformance table; put this in its SDKs section:\n%s", want)
+	}
+}
+
+// packageTitle is what each SDK's package-check shows.
+const packageTitle = "built as its ecosystem builds packages, installed from that artifact into a fresh project, the README example run there"
+
+// ReadmeTable renders the scenarios × SDKs table.
+func ReadmeTable(list []Scenario) string {
+	var b strings.Builder
+	b.WriteString("| scenario |")
+	for _, s := range SDKs {
+		b.WriteString(" " + s.Name + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(SDKs)) + "\n")
+	for _, sc := range list {
+		fmt.Fprintf(&b, "| `%s`: %s |%s\n", sc.ID, sc.Title, strings.Repeat(" ✓ |", len(SDKs)))
+	}
+	fmt.Fprintf(&b, "| `package`: %s |%s\n", packageTitle, strings.Repeat(" ✓ |", len(SDKs)))
+	return b.String()
+}
