@@ -112,3 +112,11 @@ test("src/generated/openapi.ts is what openapi-typescript makes of sdk/openapi.y
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("VERSION (sent in the User-Agent) is package.json's version and the CHANGELOG's newest entry", async () => {
+  const { VERSION } = await import("../index.js");
+  const pkg = JSON.parse(readFileSync(join(SDK_DIR, "package.json"), "utf8")) as { version: string };
+  assert.equal(VERSION, pkg.version);
+  const changelog = readFileSync(join(SDK_DIR, "CHANGELOG.md"), "utf8");
+  assert.equal(/^## v(\S+)/m.exec(changelog)?.[1], VERSION);
+});
