@@ -1,4 +1,5 @@
 import { BotixError, Client, type Contact, type ContactCreate, type Page } from "@botix/sdk";
+import { Verifier, WebhookVerificationError } from "@botix/sdk/webhook";
 
 const client = new Client();
 
@@ -16,6 +17,16 @@ export async function createOnce(input: ContactCreate, jobKey: string): Promise<
     return c.id;
   } catch (err) {
     if (err instanceof BotixError && err.kind === "invalid_key") throw new Error("the job key is not a UUIDv4 or a ULID");
+    throw err;
+  }
+}
+
+export function isGenuine(headers: Headers, body: Uint8Array, secrets: string[]): boolean {
+  try {
+    new Verifier({ secrets }).verify(headers, body);
+    return true;
+  } catch (err) {
+    if (err instanceof WebhookVerificationError) return false; // err.reason says why
     throw err;
   }
 }
