@@ -46,7 +46,7 @@ bench:
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only pagination
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only webhooks
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only soak
-	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -run '^$$' -fuzz FuzzHostileInput -fuzztime $${FUZZTIME:-2m} ./infra/local/
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -run '^$$' -fuzz FuzzHostileInput -fuzztime $${FUZZTIME:-2m} -fuzzminimizetime 10x ./infra/local/
 
 ## e2e-lambda: every real bootstrap under the Lambda Runtime Interface Emulator (also part of make test); prints init and invoke times.
 e2e-lambda:
