@@ -14,6 +14,8 @@ the receiver kit.
 
 from __future__ import annotations
 
+import logging as _logging
+
 from ._version import __version__
 from .client import DEFAULT_BASE_URL, ChangelogEntry, Client, RetryPolicy, Route, valid_idempotency_key
 from .errors import (
@@ -31,3 +33,6 @@ __all__ = [
     "ErrorCode", "GaveUpError", "InvalidIdempotencyKeyError", "OperationError", "RetryQuotaExhaustedError",
     "TransportError", "ROUTES", "InvalidPositionError", "Position", "Walker",
 ] + list(_types_all)
+
+# A library logs, the application configures: no output unless it adds a handler.
+_logging.getLogger("botix").addHandler(_logging.NullHandler())

@@ -294,12 +294,12 @@ class SQLDeduplicator(Deduplicator):
             raise
 
     def _q(self, sql: str) -> str:
-        return sql.replace("?", self._p).replace("TABLE", self.table)
+        return sql.replace("?", self._p).replace("{t}", self.table)
 
     def create_table(self) -> None:
         def fn(conn: Any) -> None:
             cur = conn.cursor()
-            cur.execute(self._q("CREATE TABLE IF NOT EXISTS TABLE (event_id VARCHAR(255) PRIMARY KEY, "
+            cur.execute(self._q("CREATE TABLE IF NOT EXISTS {t} (event_id VARCHAR(255) PRIMARY KEY, "
                                 "state VARCHAR(16) NOT NULL, until_ms BIGINT NOT NULL)"))
         self._run(fn)
 
@@ -311,19 +311,19 @@ class SQLDeduplicator(Deduplicator):
 
         def take_over(conn: Any) -> bool:
             cur = conn.cursor()
-            cur.execute(self._q("UPDATE TABLE SET state = 'processing', until_ms = ? WHERE event_id = ? AND until_ms <= ?"),
+            cur.execute(self._q("UPDATE {t} SET state = 'processing', until_ms = ? WHERE event_id = ? AND until_ms <= ?"),
                         (self._ms(self.lease), event_id, now))
             return bool(cur.rowcount == 1)
 
         def read(conn: Any) -> Optional[Tuple[str, int]]:
             cur = conn.cursor()
-            cur.execute(self._q("SELECT state, until_ms FROM TABLE WHERE event_id = ?"), (event_id,))
+            cur.execute(self._q("SELECT state, until_ms FROM {t} WHERE event_id = ?"), (event_id,))
             row = cur.fetchone()
             return (str(row[0]), int(row[1])) if row else None
 
         def insert(conn: Any) -> None:
             cur = conn.cursor()
-            cur.execute(self._q("INSERT INTO TABLE (event_id, state, until_ms) VALUES (?, 'processing', ?)"),
+            cur.execute(self._q("INSERT INTO {t} (event_id, state, until_ms) VALUES (?, 'processing', ?)"),
                         (event_id, self._ms(self.lease)))
 
         if self._run(take_over):
@@ -346,14 +346,14 @@ class SQLDeduplicator(Deduplicator):
 
         def fn(conn: Any) -> None:
             cur = conn.cursor()
-            cur.execute(self._q("UPDATE TABLE SET state = 'done', until_ms = ? WHERE event_id = ?"), (until, event_id))
+            cur.execute(self._q("UPDATE {t} SET state = 'done', until_ms = ? WHERE event_id = ?"), (until, event_id))
             if cur.rowcount != 1:
-                cur.execute(self._q("INSERT INTO TABLE (event_id, state, until_ms) VALUES (?, 'done', ?)"), (event_id, until))
+                cur.execute(self._q("INSERT INTO {t} (event_id, state, until_ms) VALUES (?, 'done', ?)"), (event_id, until))
         self._run(fn)
 
     def forget(self, event_id: str) -> None:
         def fn(conn: Any) -> None:
-            conn.cursor().execute(self._q("DELETE FROM TABLE WHERE event_id = ? AND state = 'processing'"), (event_id,))
+            conn.cursor().execute(self._q("DELETE FROM {t} WHERE event_id = ? AND state = 'processing'"), (event_id,))
         self._run(fn)
 
 
