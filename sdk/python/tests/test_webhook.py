@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import sqlite3
+import sys
 import tempfile
 import threading
 import unittest
@@ -146,9 +147,16 @@ class DedupContract:
         t[0] += 3601  # the retention (1 h here) runs out
         self.assertIs(d.begin("a"), State.UNSEEN)  # type: ignore[attr-defined]
 
+    rounds = 5
+
     def test_concurrent_begin_has_one_winner(self) -> None:
         d = self.make(None)
-        for round_ in range(5):
+        # A tiny switch interval makes the threads interleave inside begin, where an unguarded
+        # check-then-set would let two of them claim the id.
+        old = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)
+        self.addCleanup(sys.setswitchinterval, old)  # type: ignore[attr-defined]
+        for round_ in range(self.rounds):
             eid = "evt_c%d" % round_
             barrier = threading.Barrier(12)
             got: List[State] = []
@@ -170,6 +178,8 @@ class DedupContract:
 
 
 class MemoryDedupTest(DedupContract, unittest.TestCase):
+    rounds = 300
+
     def make(self, clock: Any) -> webhook.Deduplicator:
         return webhook.MemoryDeduplicator(lease=60, retention=3600, clock=clock)
 
