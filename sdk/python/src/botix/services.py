@@ -12,7 +12,7 @@ re-issue a failed call.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from .client import Route, time_param
 from .types import (
@@ -81,7 +81,7 @@ class _Service:
     def __init__(self, client: "Client") -> None:
         self._c = client
 
-    def _walker(self, model: Any, route: Route, params: tuple, query: Dict[str, Any], position: Union[None, str, Position]) -> Walker[Any]:
+    def _walker(self, model: Any, route: Route, params: Tuple[str, ...], query: Dict[str, Any], position: Union[None, str, Position]) -> Walker[Any]:
         start = Position.parse(position) if isinstance(position, str) else position
         q = dict(query)
         cursor = q.pop("cursor", "")

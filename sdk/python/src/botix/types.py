@@ -60,7 +60,7 @@ class Model:
     @classmethod
     def json_fields(cls) -> List[str]:
         """The JSON property names of this type (``response`` excluded)."""
-        return [f.name for f in dataclasses.fields(cls) if f.name != "response"]  # type: ignore[arg-type]
+        return [f.name for f in dataclasses.fields(cls) if f.name != "response"]
 
     @classmethod
     def from_json(cls: Type[M], raw: Any) -> M:
@@ -77,7 +77,7 @@ class Model:
                 model, is_list = nested
                 value = [model.from_json(v) for v in value] if is_list else model.from_json(value)
             kwargs[name] = value
-        return cls(**kwargs)  # type: ignore[call-arg]
+        return cls(**kwargs)
 
     def to_json(self) -> Dict[str, Any]:
         """The JSON object of this value; fields that are None are left out."""

@@ -19,6 +19,7 @@ DB-API 2.0 connection).
 
 from __future__ import annotations
 
+import abc
 import base64
 import binascii
 import enum
@@ -196,22 +197,26 @@ class State(enum.Enum):
     DONE = "done"
 
 
-class Deduplicator:
-    """Remembers event ids in three states: unseen, processing (under a lease), done.
+class Deduplicator(abc.ABC):
+    """The store interface: event ids in three states, unseen, processing (under a lease), done.
 
     Of concurrent ``begin`` calls with one unseen id, exactly one returns
     UNSEEN. An exception from any method means the store could not be asked.
+    Implement it for another store (Redis, DynamoDB...), or use
+    :class:`MemoryDeduplicator` or :class:`SQLDeduplicator`.
     """
 
+    @abc.abstractmethod
     def begin(self, event_id: str) -> State:
-        raise NotImplementedError
+        """Claims the id for processing and reports the state found; an expired lease is UNSEEN again."""
 
+    @abc.abstractmethod
     def complete(self, event_id: str) -> None:
-        raise NotImplementedError
+        """Records the id as done (for the retention) after processing succeeded."""
 
+    @abc.abstractmethod
     def forget(self, event_id: str) -> None:
         """Releases a processing id after its processing failed; leaves a done id done."""
-        raise NotImplementedError
 
 
 class MemoryDeduplicator(Deduplicator):
