@@ -1,9 +1,7 @@
 package apicontract_test
 
 import (
-	"maps"
 	"net/http"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -16,7 +14,6 @@ import (
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/sdk"
-	"github.com/botix/public-api/sdk/go/botix"
 )
 
 type document struct {
@@ -200,54 +197,5 @@ func TestTheValidatorCatchesWebhookDrift(t *testing.T) {
 				t.Fatalf("problems %v, want conforming = %v", p, c.ok)
 			}
 		})
-	}
-}
-
-// jsonFields are the JSON names of a struct's fields, embedded structs
-// included, json:"-" left out.
-func jsonFields(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		switch {
-		case name == "-":
-		case f.Anonymous && name == "":
-			out = append(out, jsonFields(f.Type)...)
-		case f.IsExported():
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// TestSDKTypesMatchTheSchemas: each type of the Go SDK has a field for
-// every property of its schema, and no field the schema lacks.
-func TestSDKTypesMatchTheSchemas(t *testing.T) {
-	d := load(t)
-	pairs := map[string]any{
-		"Contact": botix.Contact{}, "ContactCreate": botix.ContactCreate{}, "Count": botix.ContactCount{},
-		"Message": botix.Message{}, "MessageCreate": botix.MessageCreate{},
-		"CatalogImport": botix.CatalogImport{}, "CatalogImportCreate": botix.CatalogImportCreate{},
-		"ScenarioRun": botix.ScenarioRun{}, "ScenarioRunCreate": botix.ScenarioRunCreate{},
-		"WebhookEndpoint": botix.WebhookEndpoint{}, "WebhookEndpointWithSecret": botix.WebhookEndpointWithSecret{},
-		"WebhookEndpointCreate": botix.WebhookEndpointCreate{}, "WebhookEndpointUpdate": botix.WebhookEndpointUpdate{},
-		"Deleted": botix.Deleted{}, "TestEvent": botix.TestEvent{}, "Recovery": botix.Recovery{},
-		"Delivery": botix.Delivery{}, "DeliveryDetail": botix.DeliveryDetail{}, "Attempt": botix.Attempt{},
-		"DeliveryRequest": botix.DeliveryRequest{}, "Counts": botix.Counts{}, "DeliveryStats": botix.DeliveryStats{},
-		"Inspector": botix.Inspector{}, "InspectorRequest": botix.InspectorRequest{}, "Event": botix.Event{},
-		"ErrorCodeInfo": botix.ErrorCodeInfo{},
-	}
-	for schema, v := range pairs {
-		props, ok := d.Components.Schemas[schema]
-		if !ok {
-			t.Errorf("no schema %s", schema)
-			continue
-		}
-		want := slices.Sorted(maps.Keys(props.Properties))
-		got := slices.Sorted(slices.Values(jsonFields(reflect.TypeOf(v))))
-		if !slices.Equal(got, want) {
-			t.Errorf("botix.%s has fields %v; schema %s has %v", reflect.TypeOf(v).Name(), got, schema, want)
-		}
 	}
 }

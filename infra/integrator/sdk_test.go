@@ -19,7 +19,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,9 +29,7 @@ import (
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
-	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/domain"
-	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/sdk/go/botix"
@@ -451,136 +448,6 @@ func TestIterators(t *testing.T) {
 	var e *botix.Error
 	if _, err := c.Contacts.List(ctx, botix.ContactListParams{ListParams: botix.ListParams{Cursor: "tampered"}}); !errors.As(err, &e) || e.Code != botix.CodeInvalidCursor {
 		t.Fatalf("a bad cursor: %v", err)
-	}
-}
-
-// recorder notes each request's method and path.
-type recorder struct {
-	mu   sync.Mutex
-	seen []string
-}
-
-func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	r.mu.Lock()
-	r.seen = append(r.seen, req.Method+" "+req.URL.Path)
-	r.mu.Unlock()
-	return http.DefaultTransport.RoundTrip(req)
-}
-
-// TestEveryRouteHasAMethod calls every SDK method once and fails when a
-// route of template.yaml under /public/v1 is served by none of them.
-func TestEveryRouteHasAMethod(t *testing.T) {
-	rt := localtest.Runtime(t, local.Config{Env: map[string]string{"WEBHOOK_ALLOW_LOOPBACK": "true"}})
-	rec := &recorder{}
-	c := client(t, rt, rt.URL, botix.WithHTTPClient(&http.Client{Transport: rec}), botix.WithRetryPolicy(botix.RetryPolicy{MaxAttempts: 1}))
-	ctx := context.Background()
-	ct, err := c.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990004001", Name: "Ivan"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep, err := c.WebhookEndpoints.Create(ctx, botix.WebhookEndpointCreate{URL: rt.URL + "/inspect/nowhere", Events: []string{"*"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	insp, err := c.Inspectors.Create(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const dlv, evt = "dlv_01JDQ4Z8M3V6K2N9P5R7T1W0XY", "evt_01JDQ4Z8M3V6K2N9P5R7T1W0XY"
-	desc := "updated"
-	// Answers do not matter here (a 404 for a made-up id is fine): what
-	// the SDK sends, and where, does.
-	_, _ = c.Contacts.Get(ctx, ct.ID)
-	_, _ = c.Contacts.List(ctx, botix.ContactListParams{})
-	_, _ = c.Contacts.Count(ctx)
-	_, _ = c.Messages.Send(ctx, botix.MessageCreate{ContactID: ct.ID, Text: "hi", Channel: "sms"})
-	_, _ = c.Messages.List(ctx, botix.MessageListParams{})
-	_, _ = c.Catalog.Import(ctx, botix.CatalogImportCreate{Items: []botix.CatalogItem{{SKU: "A-1", Name: "Tea", Price: "9.90", Currency: "RUB"}}})
-	_, _ = c.Scenarios.Run(ctx, "welcome", botix.ScenarioRunCreate{ContactID: ct.ID})
-	_, _ = c.WebhookEndpoints.List(ctx, botix.ListParams{})
-	_, _ = c.WebhookEndpoints.Get(ctx, ep.ID)
-	_, _ = c.WebhookEndpoints.Update(ctx, ep.ID, botix.WebhookEndpointUpdate{Description: &desc})
-	_, _ = c.WebhookEndpoints.RotateSecret(ctx, ep.ID)
-	_, _ = c.WebhookEndpoints.Test(ctx, ep.ID)
-	_, _ = c.WebhookEndpoints.Recover(ctx, ep.ID, time.Now().Add(-time.Hour))
-	_, _ = c.Deliveries.List(ctx, botix.DeliveryListParams{})
-	_, _ = c.Deliveries.Get(ctx, dlv)
-	_, _ = c.Deliveries.Stats(ctx, botix.StatsParams{Granularity: "day"})
-	_, _ = c.Deliveries.Retry(ctx, dlv)
-	_, _ = c.Deliveries.Redirect(ctx, dlv, insp.ID)
-	_, _ = c.Inspectors.Requests(ctx, insp.ID, botix.ListParams{})
-	_, _ = c.Events.List(ctx, botix.EventListParams{})
-	_, _ = c.Events.Get(ctx, evt)
-	_, _ = c.WebhookEndpoints.Delete(ctx, ep.ID)
-	if doc, err := c.OpenAPI(ctx); err != nil || !strings.Contains(string(doc), `"openapi":"3.1.0"`) {
-		t.Errorf("OpenAPI: %v", err)
-	}
-	if codes, err := c.ErrorCodes(ctx); err != nil || len(codes) != len(httpapi.Codes()) {
-		t.Errorf("ErrorCodes: %d codes, %v", len(codes), err)
-	}
-	if entries, err := c.Changelog(ctx); err != nil || !slices.ContainsFunc(entries, func(e botix.ChangelogEntry) bool { return e.ID == botix.OffsetDeprecationID }) {
-		t.Errorf("Changelog: %d entries, %v", len(entries), err)
-	}
-
-	tpl, err := template.LoadRepo()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range tpl.Routes() {
-		if !strings.HasPrefix(r.Path, "/public/v1/") {
-			continue // the dashboard, the inspectors' capture URL, $default
-		}
-		segs := strings.Split(r.Path, "/")
-		for i, s := range segs {
-			if strings.HasPrefix(s, "{") {
-				segs[i] = "[^/]+"
-			} else {
-				segs[i] = regexp.QuoteMeta(s)
-			}
-		}
-		pattern := regexp.MustCompile("^" + r.Method + " " + strings.Join(segs, "/") + "$")
-		found := false
-		for _, s := range rec.seen {
-			if pattern.MatchString(s) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			t.Errorf("route %s %s has no SDK method (or the method is not called above)", r.Method, r.Path)
-		}
-	}
-}
-
-// TestCodeConstants: the SDK's Code constants are exactly the server's
-// public codes.
-func TestCodeConstants(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "../../sdk/go/botix/errors.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sdk := map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if v, ok := n.(*ast.ValueSpec); ok {
-			if id, ok := v.Type.(*ast.Ident); ok && id.Name == "Code" {
-				for _, val := range v.Values {
-					sdk[strings.Trim(val.(*ast.BasicLit).Value, `"`)] = true
-				}
-			}
-		}
-		return true
-	})
-	server := map[string]bool{}
-	for code := range httpapi.Codes() {
-		server[string(code)] = true
-		if !sdk[string(code)] {
-			t.Errorf("the server's code %s has no botix.Code constant", code)
-		}
-	}
-	for code := range sdk {
-		if !server[code] {
-			t.Errorf("botix has a constant for %s, which the server does not have", code)
-		}
 	}
 }
 

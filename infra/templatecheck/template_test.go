@@ -338,3 +338,35 @@ func TestTablesMatchTheCode(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsetPolicyChecked: every function that reads the offset mode's
+// deprecation dates refuses a sunset before the deprecation, and says so
+// once (the list routes and the API reference read them through one
+// reader).
+func TestOffsetPolicyChecked(t *testing.T) {
+	checked := 0
+	for id, b := range builders() {
+		readsSunset := false
+		env := func(k string) string {
+			switch k {
+			case "OFFSET_SUNSET_AT":
+				readsSunset = true
+				return "2026-01-01T00:00:00Z"
+			case "OFFSET_DEPRECATED_AT":
+				return "2026-05-01T00:00:00Z"
+			}
+			return sampleValue(k)
+		}
+		err := build(b, env)
+		if !readsSunset {
+			continue
+		}
+		checked++
+		if err == nil || strings.Count(err.Error(), "earlier than deprecation") != 1 {
+			t.Errorf("%s with the sunset before the deprecation: %v", id, err)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no function reads OFFSET_SUNSET_AT: the test did not test")
+	}
+}

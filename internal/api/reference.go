@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/botix/public-api/internal/apidoc"
 	"github.com/botix/public-api/internal/dashboard"
@@ -18,6 +19,11 @@ import (
 type Reference struct {
 	// Docs maps each route to its document.
 	Docs map[string]Served
+
+	// served holds the OpenAPI document rendered for each base URL the
+	// function was asked under (one per deployment: the base URL comes from
+	// configuration, never from the client).
+	served sync.Map
 }
 
 // Served is a rendered document with how it is answered.
@@ -65,6 +71,20 @@ func RenderReference(offset pagination.Offset) (map[string]Served, error) {
 	}, nil
 }
 
+// forServer is the OpenAPI document whose servers list is base alone.
+func (d *Reference) forServer(base string) (Served, error) {
+	if v, ok := d.served.Load(base); ok {
+		return v.(Served), nil
+	}
+	doc, err := apidoc.ForServer(base)
+	if err != nil {
+		return Served{}, err
+	}
+	s := Served{doc, "application/json", nil}
+	d.served.Store(base, s)
+	return s, nil
+}
+
 // Serve answers GET /public/v1/openapi.json (sdk/openapi.yaml as JSON),
 // GET /public/v1/error-codes (the error-code reference as JSON),
 // GET /docs/error-codes (the same as an HTML page) and
@@ -72,6 +92,12 @@ func RenderReference(offset pagination.Offset) (map[string]Served, error) {
 // cacheable for five minutes and revalidated with their ETags.
 func (d *Reference) Serve(_ context.Context, r *httpapi.Request) (*httpapi.Response, error) {
 	doc, ok := d.Docs[r.Route]
+	if ok && r.Route == RouteOpenAPI && r.BaseURL != "" {
+		var err error
+		if doc, err = d.forServer(r.BaseURL); err != nil {
+			return nil, err
+		}
+	}
 	if !ok {
 		// API Gateway routes only the template's routes here: a wiring bug.
 		return nil, fmt.Errorf("api: the reference function serves no route %q", r.Route)

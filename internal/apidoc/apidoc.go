@@ -42,3 +42,23 @@ func convert(src []byte) (Document, error) {
 	}
 	return document(b), nil
 }
+
+// ForServer is the OpenAPI document as one deployment serves it: its servers
+// list is that deployment's base URL alone, so that a client or mock
+// generated from the served document talks to the stack that served it.
+func ForServer(base string) (Document, error) {
+	d, err := Load()
+	if err != nil {
+		return Document{}, err
+	}
+	var v map[string]any
+	if err := json.Unmarshal(d.Body, &v); err != nil {
+		return Document{}, fmt.Errorf("apidoc: openapi.json: %w", err)
+	}
+	v["servers"] = []any{map[string]any{"url": base, "description": "this deployment"}}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Document{}, fmt.Errorf("apidoc: openapi.json for %s: %w", base, err)
+	}
+	return document(b), nil
+}

@@ -205,13 +205,9 @@ func (c *core) mutations() *api.Mutations {
 // pager reads the pagination configuration: cursor signing keys and the
 // offset mode's policy.
 func (c *core) pager() *pagination.Pager {
-	p := &pagination.Pager{Offset: pagination.Offset{
-		Max:          c.env.integer(EnvOffsetMax),
-		DeprecatedAt: c.env.time(EnvOffsetDeprecated),
-		SunsetAt:     c.env.time(EnvOffsetSunset),
-		DocsURL:      c.env.required(EnvOffsetDocsURL),
-		TimeBudget:   c.env.duration(EnvOffsetTimeBudget),
-	}}
+	p := &pagination.Pager{Offset: c.readOffsetNotice()}
+	p.Offset.Max = c.env.integer(EnvOffsetMax)
+	p.Offset.TimeBudget = c.env.duration(EnvOffsetTimeBudget)
 	if keys := c.env.required(EnvCursorKeys); keys != "" {
 		kr, err := cursor.ParseKeyring(keys)
 		if err != nil {
@@ -222,24 +218,32 @@ func (c *core) pager() *pagination.Pager {
 		}
 		p.Keys = kr
 	}
-	if err := p.Offset.Validate(); err != nil && len(c.env.missing) == 0 {
-		c.env.bad("OFFSET_*", err)
-	}
+	c.checkOffset(p.Offset.Validate)
 	return p
 }
 
 // offsetNotice reads what the offset mode's deprecation announces: its
 // dates and migration guide (the rest of the policy is the list routes').
 func (c *core) offsetNotice() pagination.Offset {
-	o := pagination.Offset{
+	o := c.readOffsetNotice()
+	c.checkOffset(o.ValidateNotice)
+	return o
+}
+
+func (c *core) readOffsetNotice() pagination.Offset {
+	return pagination.Offset{
 		DeprecatedAt: c.env.time(EnvOffsetDeprecated),
 		SunsetAt:     c.env.time(EnvOffsetSunset),
 		DocsURL:      c.env.required(EnvOffsetDocsURL),
 	}
-	if o.SunsetAt.Before(o.DeprecatedAt) && len(c.env.missing) == 0 {
-		c.env.bad("OFFSET_*", fmt.Errorf("sunset %s is earlier than deprecation %s", o.SunsetAt.Format(time.RFC3339), o.DeprecatedAt.Format(time.RFC3339)))
+}
+
+// checkOffset reports an offset policy that cannot work, unless a variable
+// it needs is missing (already reported).
+func (c *core) checkOffset(validate func() error) {
+	if err := validate(); err != nil && len(c.env.missing) == 0 {
+		c.env.bad("OFFSET_*", err)
 	}
-	return o
 }
 
 // guard is the webhook address guard of this function's environment.

@@ -62,12 +62,20 @@ func (o Offset) Validate() error {
 	switch {
 	case o.Max < 0:
 		return fmt.Errorf("pagination: offset maximum %d is negative", o.Max)
+	case o.TimeBudget <= 0:
+		return fmt.Errorf("pagination: the offset time budget must be positive")
+	}
+	return o.ValidateNotice()
+}
+
+// ValidateNotice reports a deprecation notice that cannot be announced: a
+// sunset before the deprecation, or no migration guide.
+func (o Offset) ValidateNotice() error {
+	switch {
 	case o.SunsetAt.Before(o.DeprecatedAt):
 		return fmt.Errorf("pagination: sunset %s is earlier than deprecation %s", o.SunsetAt.Format(time.RFC3339), o.DeprecatedAt.Format(time.RFC3339))
 	case o.DocsURL == "":
 		return fmt.Errorf("pagination: the offset deprecation needs a docs URL")
-	case o.TimeBudget <= 0:
-		return fmt.Errorf("pagination: the offset time budget must be positive")
 	}
 	return nil
 }

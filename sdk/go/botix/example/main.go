@@ -2,7 +2,7 @@
 // loses answers on their way back — the request reached the API, the
 // client never heard — and checks that no contact was made twice.
 //
-//	BOTIX_API_KEY=bx_live_... go run ./sdk/botix/example [-n 20] [-loss 0.3] [-seed 1]
+//	BOTIX_API_KEY=bx_live_... go run ./botix/example (from sdk/go) [-n 20] [-loss 0.3] [-seed 1]
 //
 // BOTIX_API_URL is the API's address (default: make run's).
 package main
