@@ -207,6 +207,40 @@ final class WebhookTest extends TestCase
         @unlink("$file-shm");
     }
 
+    /** @return iterable<string,array{0:string,1:bool}> the statement the other copy races, whether the lease is expired first */
+    public static function raceCases(): iterable
+    {
+        yield 'both find the id unseen: one INSERT wins' => ['INSERT', false];
+        yield 'both find the lease expired: one UPDATE wins' => ['UPDATE', true];
+    }
+
+    /** @dataProvider raceCases */
+    public function testPdoStoreRaceBetweenReadAndWrite(string $verb, bool $expired): void
+    {
+        $file = tempnam(sys_get_temp_dir(), 'botix-race');
+        $t = 1000.0;
+        $clock = static function () use (&$t): float {
+            return $t;
+        };
+        $mine = new RacingPdo('sqlite:' . $file);
+        $theirs = new PdoDeduplicator(new \PDO('sqlite:' . $file), leaseS: 10, now: $clock);
+        $theirs->createTable();
+        if ($expired) {
+            self::assertSame(State::Unseen, $theirs->begin('evt_1'));
+            $t += 11; // that claim's processor crashed
+        }
+        $d = new PdoDeduplicator($mine, leaseS: 10, now: $clock);
+        $won = null;
+        $mine->verb = $verb;
+        $mine->race = static function () use ($theirs, &$won): void {
+            $won = $theirs->begin('evt_1');
+        };
+        $state = $d->begin('evt_1');
+        self::assertSame(State::Unseen, $won, 'the other copy claimed it between our read and our write');
+        self::assertSame(State::Processing, $state, 'so ours did not');
+        @unlink($file);
+    }
+
     // ---- the handler
 
     private static function signed(string $id, int $ts, string $secret, string $body): array
