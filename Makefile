@@ -39,6 +39,8 @@ test: lint sdk-unit
 sdk-unit:
 	@echo "sdk/python: $(PYTHON) -m unittest"
 	@cd sdk/python && PYTHON=$(PYTHON) $(PYTHON) -m unittest discover -s tests
+	@echo "sdk/php: composer validate, phpunit"
+	@cd sdk/php && composer validate --strict --no-interaction && phpunit
 
 ## lint: go vet, gofmt (fails on any unformatted file), and the OpenAPI document with Redocly's recommended rules (npm).
 lint:
