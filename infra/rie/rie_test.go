@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/procout"
+
 	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/functions"
@@ -72,7 +74,7 @@ func freePort(t *testing.T) int {
 type emulator struct {
 	url string
 	cmd *exec.Cmd
-	out *lockedBuffer
+	out *procout.Buffer
 }
 
 func start(t *testing.T, rie, bootstrap string, env map[string]string, timeout time.Duration) *emulator {
@@ -85,7 +87,7 @@ func start(t *testing.T, rie, bootstrap string, env map[string]string, timeout t
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	e := &emulator{url: fmt.Sprintf("http://127.0.0.1:%d/2015-03-31/functions/function/invocations", port), cmd: cmd, out: &lockedBuffer{}}
+	e := &emulator{url: fmt.Sprintf("http://127.0.0.1:%d/2015-03-31/functions/function/invocations", port), cmd: cmd, out: &procout.Buffer{}}
 	cmd.Stdout, cmd.Stderr = e.out, e.out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -234,21 +236,4 @@ func report(t *testing.T, timings []timing) {
 	sort.Float64s(warm)
 	fmt.Fprintf(&b, "\nslowest Init Duration %.1f ms (target < 50 ms), median warm invoke %.1f ms\n", maxInit, warm[len(warm)/2])
 	t.Log(b.String())
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -3,7 +3,6 @@ package idempotency
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -143,7 +142,7 @@ type Runner struct {
 func (r *Runner) Run(ctx context.Context, req Request, op Operation) (Response, error) {
 	now := r.now()
 	deadline, hasDeadline := ctx.Deadline()
-	x := &execution{r: r, req: req, lock: Lock{Scope: req.Scope, Key: req.Key, Token: newToken()}}
+	x := &execution{r: r, req: req, lock: Lock{Scope: req.Scope, Key: req.Key, Token: rand.Text()}}
 	held, err := r.Store.Capture(ctx, Capture{
 		Lock: x.lock, Fingerprint: req.Fingerprint, RequestID: req.RequestID, Method: req.Method, Route: req.Route,
 		Now: now, LeaseUntil: LeaseUntil(deadline, hasDeadline, now), ExpiresAt: now.Add(TTL),
@@ -300,10 +299,4 @@ func hook(ctx context.Context, f func(context.Context) error) error {
 		return nil
 	}
 	return f(ctx)
-}
-
-func newToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -3,7 +3,6 @@ package webhook
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -81,7 +80,7 @@ func (d *Deliverer) Handle(ctx context.Context, msg Message) Disposition {
 func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 	now := d.now()
 	c := Claim{Project: msg.ProjectID, ID: msg.DeliveryID, Round: msg.Round, Attempt: msg.Attempt,
-		RedriveOfRound: msg.RedriveOfRound, Recovery: msg.RecoveryID, Token: newToken(), Until: now.Add(time.Minute), Now: now}
+		RedriveOfRound: msg.RedriveOfRound, Recovery: msg.RecoveryID, Token: rand.Text(), Until: now.Add(time.Minute), Now: now}
 	if dl, ok := ctx.Deadline(); ok {
 		c.Until = dl
 	}
@@ -320,12 +319,6 @@ func nextSecond(t time.Time) time.Time {
 		return t
 	}
 	return t.Truncate(time.Second).Add(time.Second)
-}
-
-func newToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // endpointCacheTTL bounds how stale an instance's view of an endpoint is.

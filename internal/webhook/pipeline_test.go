@@ -8,9 +8,10 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	kittest "github.com/botix/public-api/sdk/go/webhook/webhooktest"
 
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
@@ -40,14 +41,13 @@ type pipeline struct {
 	dispatcher *webhook.Dispatcher
 	deliverer  *webhook.Deliverer
 	redriver   *webhook.Redriver
-	mu         sync.Mutex
-	now        time.Time
+	clk        *kittest.Clock
 }
 
 func newPipeline(t *testing.T) *pipeline {
 	p := &pipeline{t: t, deliveries: &webhooktest.Deliveries{}, endpoints: &webhooktest.Endpoints{}, queue: &webhooktest.Queue{},
 		scheduler: &webhooktest.Scheduler{}, poster: &webhooktest.Poster{}, dlq: &webhooktest.DeadLetterQueue{},
-		now: time.Date(2026, 11, 29, 8, 0, 0, 250e6, time.UTC)}
+		clk: kittest.NewClock(time.Date(2026, 11, 29, 8, 0, 0, 250e6, time.UTC))}
 	log := slog.New(slog.DiscardHandler)
 	p.deliveries.Now = p.clock
 	p.dispatcher = &webhook.Dispatcher{Endpoints: p.endpoints, Deliveries: p.deliveries, Queue: p.queue, Log: log, Now: p.clock}
@@ -57,17 +57,9 @@ func newPipeline(t *testing.T) *pipeline {
 	return p
 }
 
-func (p *pipeline) clock() time.Time {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.now
-}
+func (p *pipeline) clock() time.Time { return p.clk.Now() }
 
-func (p *pipeline) advance(d time.Duration) {
-	p.mu.Lock()
-	p.now = p.now.Add(d)
-	p.mu.Unlock()
-}
+func (p *pipeline) advance(d time.Duration) { p.clk.Advance(d) }
 
 // endpoint registers an enabled endpoint subscribed to types.
 func (p *pipeline) endpoint(types ...string) webhook.Endpoint {

@@ -27,7 +27,7 @@ type vector struct {
 	Standard  string   `json:"webhook_signature"`
 }
 
-func vectors(t *testing.T) []vector {
+func vectors(t testing.TB) []vector {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/vectors.json")
 	if err != nil {

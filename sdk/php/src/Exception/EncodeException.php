@@ -1,0 +1,19 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Botix\Exception;
+
+/** The request body does not encode to JSON; nothing was sent. */
+final class EncodeException extends BotixException
+{
+    public function kind(): string
+    {
+        return 'encode';
+    }
+
+    public function isReissuable(): bool
+    {
+        return false;
+    }
+}

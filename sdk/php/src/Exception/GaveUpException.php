@@ -1,0 +1,19 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Botix\Exception;
+
+/** Every attempt the retry policy allows failed in a way worth retrying; getPrevious() is the last failure, status/apiCode are the last answer's when there was one. */
+final class GaveUpException extends BotixException
+{
+    public function kind(): string
+    {
+        return 'gave_up';
+    }
+
+    public function isReissuable(): bool
+    {
+        return true;
+    }
+}

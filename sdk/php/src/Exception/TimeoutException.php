@@ -1,0 +1,19 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Botix\Exception;
+
+/** An attempt outlived the client's attempt timeout. */
+final class TimeoutException extends BotixException
+{
+    public function kind(): string
+    {
+        return 'timeout';
+    }
+
+    public function isReissuable(): bool
+    {
+        return true;
+    }
+}

@@ -1,0 +1,19 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Botix\Exception;
+
+/** No answer: the connection was refused, reset or closed before the answer. */
+final class TransportException extends BotixException
+{
+    public function kind(): string
+    {
+        return 'transport';
+    }
+
+    public function isReissuable(): bool
+    {
+        return true;
+    }
+}

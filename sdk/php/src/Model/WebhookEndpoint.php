@@ -1,0 +1,45 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Botix\Model;
+
+use Botix\Response;
+
+/** A receiver of webhooks. (schema WebhookEndpoint) */
+final class WebhookEndpoint extends Model
+{
+    public const SCHEMA = 'WebhookEndpoint';
+    public const FIELDS = [
+        'id' => 'id',
+        'url' => 'url',
+        'events' => 'events',
+        'enabled' => 'enabled',
+        'created_at' => 'createdAt',
+        'updated_at' => 'updatedAt',
+        'consecutive_failures' => 'consecutiveFailures',
+        'description' => 'description',
+        'disabled_reason' => 'disabledReason',
+        'last_success_at' => 'lastSuccessAt',
+        'last_failure_at' => 'lastFailureAt',
+        'failing_since' => 'failingSince',
+    ];
+
+    public function __construct(
+        public readonly string $id,
+        public readonly string $url,
+        public readonly array $events,
+        public readonly bool $enabled,
+        public readonly string $createdAt,
+        public readonly string $updatedAt,
+        public readonly int $consecutiveFailures,
+        public readonly ?string $description = null,
+        public readonly ?string $disabledReason = null,
+        public readonly ?string $lastSuccessAt = null,
+        public readonly ?string $lastFailureAt = null,
+        public readonly ?string $failingSince = null,
+        /** The HTTP answer this result came from (null when built by hand or as an item of a page). */
+        public readonly ?Response $response = null,
+    ) {
+    }
+}

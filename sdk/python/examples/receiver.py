@@ -1,0 +1,20 @@
+import sqlite3
+from http.server import ThreadingHTTPServer
+
+from botix import webhook
+
+SECRETS = ["whsec_mGobcTX0mGFQql+gAo/uqmbNrz7WoAo1XdhuBC9/tJQ="]  # the new secret first during a rotation
+
+store = webhook.SQLDeduplicator(lambda: sqlite3.connect("webhooks.sqlite", timeout=30))
+store.create_table()
+
+
+def process(event):
+    print("processing", event.type, event.id)  # runs once per event id
+
+
+handler = webhook.Handler(webhook.Verifier(SECRETS), store, process)
+
+
+def serve(port=8000):
+    ThreadingHTTPServer(("127.0.0.1", port), handler.request_handler_class()).serve_forever()
