@@ -37,6 +37,8 @@ test: lint sdk-unit
 
 ## sdk-unit: the Node, Python and PHP SDKs' own tests, with their ecosystems' tools (their conformance runs in infra/conformance, under make test).
 sdk-unit:
+	@echo "sdk/node: npm ci, npm test (tsc, node --test)"
+	@cd sdk/node && npm ci --no-audit --no-fund --loglevel=error && npm test --silent
 	@echo "sdk/python: $(PYTHON) -m unittest"
 	@cd sdk/python && PYTHON=$(PYTHON) $(PYTHON) -m unittest discover -s tests
 	@echo "sdk/php: composer validate, phpunit"

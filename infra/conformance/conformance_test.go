@@ -49,7 +49,7 @@ type SDK struct {
 // SDKs are the SDKs every scenario runs with, in the README table's order.
 var SDKs = []SDK{
 	{Dir: "go", Name: "Go", Needs: []string{"go"}, Install: "Go 1.26"},
-	{Dir: "node", Name: "Node", Needs: []string{"node", "npm"}, Install: "apt-get install -y nodejs npm"},
+	{Dir: "node", Name: "Node", Needs: []string{"node", "npm"}, Install: "Node.js 20 or later, with npm"},
 	{Dir: "python", Name: "Python", Needs: []string{"python3"}, Install: "apt-get install -y python3 python3-venv python3-build python3-setuptools python3-wheel python3-yaml"},
 	{Dir: "php", Name: "PHP", Needs: []string{"php", "phpunit", "composer"}, Install: "apt-get install -y php-cli php-curl php-mbstring php-xml php-sqlite3 php-zip phpunit composer"},
 }
