@@ -251,10 +251,16 @@ async function validRequest(op) {
   const offsetMode = op.query.some((p) => p.name === 'pagination') && rand() < 0.25;
   for (const p of op.query) {
     if (p.name === 'cursor') continue; // a cursor is issued by the server, not generated
-    if (['pagination', 'offset', 'limit', 'cursor_limit'].includes(p.name)) {
-      if (offsetMode !== (p.name !== 'cursor_limit')) { continue; }
-      if (p.name === 'pagination') { req.query.push(['pagination', 'offset']); continue; }
+    // Offset mode: pagination=offset, maybe offset and limit, no
+    // cursor_limit. Cursor mode: maybe pagination=cursor and cursor_limit,
+    // no offset or limit.
+    if (p.name === 'pagination') {
+      if (offsetMode) req.query.push(['pagination', 'offset']);
+      else if (rand() < 0.3) req.query.push(['pagination', 'cursor']);
+      continue;
     }
+    if (p.name === 'cursor_limit' && offsetMode) continue;
+    if ((p.name === 'offset' || p.name === 'limit') && !offsetMode) continue;
     if (rand() < 0.5) continue;
     let v = fieldResource[p.name] && fx[fieldResource[p.name]] && rand() < 0.7 ? fx[fieldResource[p.name]] : await fake(p.schema);
     req.query.push([p.name, String(v)]);
