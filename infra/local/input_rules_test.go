@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -20,6 +21,8 @@ func TestTheServerTakesExactlyWhatTheDocumentSays(t *testing.T) {
 	_, key := localtest.Project(t, rt, "")
 	c := client{t: t, base: rt.URL, key: key}
 	contact := c.contact("+79990002000")
+	hourAgo := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	twoHoursAgo := time.Now().Add(-2 * time.Hour).UTC().Format(time.RFC3339)
 	for _, tc := range []struct {
 		name, method, path, body string
 		status                   int
@@ -43,6 +46,8 @@ func TestTheServerTakesExactlyWhatTheDocumentSays(t *testing.T) {
 		{"an empty type", "GET", "/public/v1/events?type=", "", 400, "INVALID_PARAMETER", "type"},
 		{"an empty tag", "GET", "/public/v1/contacts?tag=", "", 400, "INVALID_PARAMETER", "tag"},
 		{"an empty cursor", "GET", "/public/v1/contacts?cursor=", "", 400, "INVALID_PARAMETER", "cursor"},
+		{"until before since on the delivery log", "GET", "/public/v1/webhook-deliveries?since=" + hourAgo + "&until=" + twoHoursAgo, "", 400, "INVALID_PARAMETER", "until"},
+		{"until equal to since on the delivery log", "GET", "/public/v1/webhook-deliveries?since=" + hourAgo + "&until=" + hourAgo, "", 200, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r = c.get(tc.path)

@@ -45,6 +45,11 @@ func (d *Deliveries) List(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 		Since:      q.Time("since"),
 		Until:      q.Time("until"),
 	}
+	// The document: until "must not be before since (400 INVALID_PARAMETER)";
+	// a reversed window would otherwise answer an empty page as if true.
+	if !f.Since.IsZero() && !f.Until.IsZero() && f.Until.Before(f.Since) {
+		q.Problem("until", "must not be before since")
+	}
 	req, err := q.Page()
 	if err != nil {
 		return nil, err

@@ -327,6 +327,13 @@ func (q *Params) Time(name string) time.Time {
 	return t
 }
 
+// Problem reports a problem that no single parameter's rule sees (one
+// across two parameters, such as until before since): Done answers it with
+// the others.
+func (q *Params) Problem(name, problem string) {
+	q.problems.Add(name, problem)
+}
+
 // ReadQuery starts reading the query of a request that is not a list:
 // the same validation, and no paging parameters (finish with Done).
 func ReadQuery(r *httpapi.Request) *Params {
