@@ -377,12 +377,12 @@ function bodyMutations(schema, body) {
 }
 const DROP = Symbol('drop');
 
-// An unknown parameter is refused where the operation reads a query (the
-// README: "a typo must not silently widen a list"); an operation that
-// declares no query parameter does not read one, and the document does not
-// forbid extra ones there.
+// An unknown parameter is refused on every authenticated operation (the
+// README: "a typo must not silently widen a list"; a route that takes none
+// refuses any, so a filter it cannot apply does not look honoured). The
+// public documents and the capture URL ignore queries.
 function queryMutations(op, req) {
-  const out = op.query.length ? [['query: unknown parameter', [...req.query, ['zz_unknown', '1']]]] : [];
+  const out = op.query.length || op.secured ? [['query: unknown parameter', [...req.query, ['zz_unknown', '1']]]] : [];
   for (const p of op.query) {
     out.push([`query.${p.name}: empty`, [...req.query.filter(([k]) => k !== p.name), [p.name, '']]]);
     const s = p.schema || {};

@@ -47,6 +47,10 @@ func TestTheServerTakesExactlyWhatTheDocumentSays(t *testing.T) {
 		{"an empty tag", "GET", "/public/v1/contacts?tag=", "", 400, "INVALID_PARAMETER", "tag"},
 		{"an empty cursor", "GET", "/public/v1/contacts?cursor=", "", 400, "INVALID_PARAMETER", "cursor"},
 		{"until before since on the delivery log", "GET", "/public/v1/webhook-deliveries?since=" + hourAgo + "&until=" + twoHoursAgo, "", 400, "INVALID_PARAMETER", "until"},
+		{"a query parameter on a read that takes none", "GET", "/public/v1/contacts/" + contact + "?expand=messages", "", 400, "INVALID_PARAMETER", "expand"},
+		{"a filter on the count, which cannot filter", "GET", "/public/v1/contacts/count?tag=vip", "", 400, "INVALID_PARAMETER", "tag"},
+		{"a query parameter on a mutation", "POST", "/public/v1/contacts?dry_run=true", `{"phone":"+79990002002","name":"Ivan"}`, 400, "INVALID_PARAMETER", "dry_run"},
+		{"the stats take their filters", "GET", "/public/v1/webhook-deliveries/stats?granularity=day", "", 200, "", ""},
 		{"until equal to since on the delivery log", "GET", "/public/v1/webhook-deliveries?since=" + hourAgo + "&until=" + hourAgo, "", 200, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

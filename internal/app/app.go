@@ -184,11 +184,12 @@ func (c *core) authenticator() *auth.Cached {
 
 // endpoint returns the Lambda handler of an API route: authenticated or
 // public, with a body limit (0: the default).
-func (c *core) endpoint(h httpapi.Handler, maxBody int, authenticated bool) HTTPHandler {
+func (c *core) endpoint(h httpapi.Handler, maxBody int, authenticated, takesQuery bool) HTTPHandler {
 	e := c.httpEndpoint(h, maxBody)
 	if authenticated {
 		e.Auth = c.authenticator()
 	}
+	e.NoQuery = !takesQuery
 	return e.Serve
 }
 

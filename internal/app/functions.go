@@ -42,7 +42,7 @@ var (
 
 	ListDeliveries   = list((*api.Deliveries).List)
 	GetDelivery      = read((*api.Deliveries).Get)
-	GetDeliveryStats = read((*api.Deliveries).Stats)
+	GetDeliveryStats = filtered((*api.Deliveries).Stats)
 	RetryDelivery    = mutation((*api.Deliveries).Retry, 0)
 	RedirectDelivery = mutation((*api.Deliveries).Redirect, 0)
 
@@ -80,30 +80,39 @@ func newSet[S any, PS handlerSet[S]](c *core, paged bool) PS {
 }
 
 // httpRoute builds an API function served by serve under the common HTTP
-// contract: auth unless public, the body limit (0: the default).
-func httpRoute[S any, PS handlerSet[S]](serve serveFunc[PS], authenticated, paged bool, maxBody int) Builder[HTTPHandler] {
+// contract: auth unless public, the body limit (0: the default), and no
+// query parameters unless the route takes some (its handler then checks
+// their names).
+func httpRoute[S any, PS handlerSet[S]](serve serveFunc[PS], authenticated, paged, takesQuery bool, maxBody int) Builder[HTTPHandler] {
 	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
 		return build(ctx, env, opts, func(c *core) HTTPHandler {
 			set := newSet[S, PS](c, paged)
 			h := func(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) { return serve(set, ctx, r) }
-			return c.endpoint(h, maxBody, authenticated)
+			return c.endpoint(h, maxBody, authenticated, takesQuery)
 		})
 	}
 }
 
-// read builds an authenticated route that changes nothing.
+// read builds an authenticated route that changes nothing and takes no
+// query parameters.
 func read[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
-	return httpRoute[S, PS](serve, true, false, 0)
+	return httpRoute[S, PS](serve, true, false, false, 0)
+}
+
+// filtered builds an authenticated read whose query parameters select what
+// it reads.
+func filtered[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
+	return httpRoute[S, PS](serve, true, false, true, 0)
 }
 
 // list builds an authenticated, cursor-paginated route.
 func list[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
-	return httpRoute[S, PS](serve, true, true, 0)
+	return httpRoute[S, PS](serve, true, true, true, 0)
 }
 
-// public builds a route without auth.
+// public builds a route without auth (the capture URL keeps any query).
 func public[S any, PS handlerSet[S]](serve serveFunc[PS], maxBody int) Builder[HTTPHandler] {
-	return httpRoute[S, PS](serve, false, false, maxBody)
+	return httpRoute[S, PS](serve, false, false, true, maxBody)
 }
 
 // document builds the public routes of the API's own documents, rendered
@@ -120,7 +129,7 @@ func document(serve serveFunc[*api.Reference]) Builder[HTTPHandler] {
 			}
 			set := &api.Reference{Docs: docs}
 			h := func(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) { return serve(set, ctx, r) }
-			return c.endpoint(h, 0, false)
+			return c.endpoint(h, 0, false, true)
 		})
 	}
 }
@@ -132,7 +141,7 @@ func mutation[S any, PS handlerSet[S]](op opFunc[PS], maxBody int) Builder[HTTPH
 		return build(ctx, env, opts, func(c *core) HTTPHandler {
 			set := newSet[S, PS](c, false)
 			m := c.mutations()
-			return c.endpoint(m.Handler(func(ctx context.Context, r *httpapi.Request) (api.Outcome, error) { return op(set, ctx, r) }), maxBody, true)
+			return c.endpoint(m.Handler(func(ctx context.Context, r *httpapi.Request) (api.Outcome, error) { return op(set, ctx, r) }), maxBody, true, false)
 		})
 	}
 }

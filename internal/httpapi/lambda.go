@@ -5,9 +5,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,6 +49,11 @@ type Endpoint struct {
 	// Headers are added to every response, errors included (the
 	// dashboard's security headers).
 	Headers http.Header
+	// NoQuery refuses any query parameter of an authenticated request with
+	// 400 INVALID_PARAMETER: the route takes none, and a parameter it
+	// would ignore (a filter on a route that cannot filter) must not look
+	// honoured.
+	NoQuery bool
 }
 
 // Serve is the Lambda handler of the endpoint. It never returns an error:
@@ -120,6 +127,9 @@ func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGateway
 		req.Project = project
 		if err := checkQuery(req.Query); err != nil {
 			return nil, err
+		}
+		if names := slices.Sorted(maps.Keys(req.Query)); e.NoQuery && len(names) > 0 {
+			return nil, apierr.Problems{names[0]: "is not a parameter of this route, which takes none"}.ParamErr()
 		}
 	}
 	return e.Handler(ctx, req)
