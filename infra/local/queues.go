@@ -161,6 +161,10 @@ func (r *Runtime) invokeQueue(ctx context.Context, m *sqsMapping, ev events.SQSE
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.timeout(m.function))
 	defer cancel()
 	resp, err := m.handler(ictx, ev)
+	if ictx.Err() != nil {
+		r.cfg.Log.Warn("local: invocation ran to its deadline; its messages return to the queue", "function", m.function, "timeout", r.timeout(m.function).String())
+		r.overran(m.function)
+	}
 	if err != nil {
 		return all()
 	}

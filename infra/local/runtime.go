@@ -113,6 +113,29 @@ type Runtime struct {
 	ddbProxy    http.Handler
 	stop        context.CancelFunc
 	bg          sync.WaitGroup
+
+	overrunMu sync.Mutex
+	overruns  map[string]int
+}
+
+// Overruns is how many queue invocations of function fn ran to their
+// deadline: their messages return to the queue, and an attempt they made may
+// legitimately be made again (as in Lambda). A test that asserts an attempt
+// is never repeated holds only while this is 0: on a starved machine it is
+// not.
+func (r *Runtime) Overruns(fn string) int {
+	r.overrunMu.Lock()
+	defer r.overrunMu.Unlock()
+	return r.overruns[fn]
+}
+
+func (r *Runtime) overran(fn string) {
+	r.overrunMu.Lock()
+	defer r.overrunMu.Unlock()
+	if r.overruns == nil {
+		r.overruns = map[string]int{}
+	}
+	r.overruns[fn]++
 }
 
 // Start provisions the template's resources and starts the functions and
