@@ -158,7 +158,8 @@ func handlerQuery(t *testing.T, base, key, path string) (names []string, ok bool
 
 // TestListParametersAgree: for every GET operation of /public/v1, the
 // query parameters of sdk/openapi.yaml are exactly those its handler
-// takes (as its answer to an unknown parameter lists them), and the Go
+// takes (as its answer to an unknown parameter lists them; every one
+// refuses an unknown parameter, a route that takes none too), and the Go
 // SDK's params struct sends exactly the documented ones that are not
 // deprecated (offset mode is not in the SDK), each field one parameter.
 func TestListParametersAgree(t *testing.T) {
@@ -239,9 +240,12 @@ func TestListParametersAgree(t *testing.T) {
 			handler, reads := handlerQuery(t, rt.URL, key, concrete)
 			call, inSDK := calls[path]
 			if !reads {
-				// A get-by-id ignores its query: nothing to document.
-				if len(doc) > 0 || inSDK {
-					t.Errorf("the handler reads no query, yet the document has %v (or the test an SDK call)", doc)
+				t.Fatalf("the route ignores an unknown query parameter: it must refuse it (400 INVALID_PARAMETER), as a filter it cannot apply must not look honoured")
+			}
+			if len(handler) == 0 && !inSDK {
+				// A get-by-id takes no query: nothing to document.
+				if len(doc) > 0 {
+					t.Errorf("the handler takes no query, yet the document has %v", doc)
 				}
 				return
 			}

@@ -46,6 +46,23 @@ func checkQuery(q url.Values) error {
 	return nil
 }
 
+// CheckKnown refuses query parameters not named (none, for a route that
+// takes none). The problem lists the parameters the endpoint takes: a
+// client that misspelt one sees the right spelling, and the contract tests
+// learn from it what a handler reads.
+func CheckKnown(q url.Values, names []string) error {
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if !slices.Contains(names, name) {
+			takes := "(it takes none)"
+			if len(names) > 0 {
+				takes = "(it takes: " + strings.Join(slices.Sorted(slices.Values(names)), ", ") + ")"
+			}
+			return apierr.Problems{name: "is not a parameter of this endpoint " + takes}.ParamErr()
+		}
+	}
+	return nil
+}
+
 // Decode parses the JSON body into dst. Syntax errors are 400 INVALID_JSON;
 // unknown fields and wrongly typed values are 422 VALIDATION_FAILED naming
 // the field. An empty body decodes as {}.

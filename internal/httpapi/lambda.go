@@ -5,11 +5,9 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/url"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
@@ -128,8 +126,10 @@ func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGateway
 		if err := checkQuery(req.Query); err != nil {
 			return nil, err
 		}
-		if names := slices.Sorted(maps.Keys(req.Query)); e.NoQuery && len(names) > 0 {
-			return nil, apierr.Problems{names[0]: "is not a parameter of this route, which takes none"}.ParamErr()
+		if e.NoQuery {
+			if err := CheckKnown(req.Query, nil); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return e.Handler(ctx, req)

@@ -5,7 +5,6 @@ package pagination
 
 import (
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -170,27 +169,6 @@ func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
 
 var pagingParams = []string{"cursor", "cursor_limit", "pagination", "offset", "limit"}
 
-// checkKnown refuses query parameters not named. The problem lists the
-// parameters the endpoint takes: a client that misspelt one sees the
-// right spelling, and the contract tests learn from it what a handler
-// reads.
-func checkKnown(q url.Values, names []string) error {
-	known := map[string]bool{}
-	for _, f := range names {
-		known[f] = true
-	}
-	for name := range q {
-		if !known[name] {
-			takes := "(it takes none)"
-			if len(known) > 0 {
-				takes = "(it takes: " + strings.Join(slices.Sorted(maps.Keys(known)), ", ") + ")"
-			}
-			return apierr.Problems{name: "is not a parameter of this endpoint " + takes}.ParamErr()
-		}
-	}
-	return nil
-}
-
 // Page is the body of a cursor-mode list response.
 type Page[T any] struct {
 	Data       []T     `json:"data"`
@@ -348,7 +326,7 @@ func (q *Params) Done() error {
 	if q.pager != nil {
 		known = slices.Concat(known, pagingParams)
 	}
-	if err := checkKnown(q.r.Query, known); err != nil {
+	if err := httpapi.CheckKnown(q.r.Query, known); err != nil {
 		return err
 	}
 	return q.problems.ParamErr()
