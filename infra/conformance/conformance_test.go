@@ -26,7 +26,7 @@ import (
 	"github.com/google/uuid"
 	"gopkg.in/yaml.v3"
 
-	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/ddblocal"
 	"github.com/botix/public-api/infra/faultproxy"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
@@ -36,7 +36,21 @@ import (
 	"github.com/botix/public-api/sdk/go/botix"
 )
 
-func TestMain(m *testing.M) { dynamotest.Main(m) }
+// TestMain gives the suite a DynamoDB Local of its own: make test shares one
+// engine between the packages it runs two at a time, the engine is
+// single-core bound, and the four SDKs' creates would slow the other end-to-
+// end packages down instead of using the machine's second core.
+func TestMain(m *testing.M) {
+	inst, err := ddblocal.Start(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "conformance: DynamoDB Local is required and could not start:", err)
+		os.Exit(1)
+	}
+	os.Setenv("AWS_ENDPOINT_URL_DYNAMODB", inst.Endpoint)
+	code := m.Run()
+	inst.Stop()
+	os.Exit(code)
+}
 
 // SDK is one SDK under test: its directory under sdk/ and the commands its
 // runner needs, with the packages that provide them on Debian.
