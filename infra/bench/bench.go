@@ -12,6 +12,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/botix/public-api/infra/functionenv"
+
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/botix/public-api/infra/ddblocal"
@@ -58,7 +60,7 @@ func newEnv(ctx context.Context, endpoint string) (*env, error) {
 		"AWS_ENDPOINT_URL_DYNAMODB": endpoint, app.EnvDataTable: e.tables.Data, app.EnvIdempotencyTable: e.tables.Idempotency,
 		app.EnvDeliveriesTable: e.tables.Deliveries,
 	}
-	for k, v := range dynamotest.PaginationEnv() {
+	for k, v := range functionenv.PaginationEnv() {
 		e.vars[k] = v
 	}
 	return e, nil

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/botix/public-api/infra/functionenv"
+
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/cursor"
@@ -57,7 +59,7 @@ func Pagination(ctx context.Context, endpoint string, cfg PaginationConfig, out 
 	}
 	// The position after the cfg.Depth newest contacts, signed like a
 	// cursor the API would have issued at that point of a walk.
-	kr, err := cursor.ParseKeyring(dynamotest.CursorKeys)
+	kr, err := cursor.ParseKeyring(functionenv.CursorKeys)
 	if err != nil {
 		return err
 	}

@@ -11,18 +11,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/botix/public-api/infra/ddblocal"
 	"github.com/botix/public-api/infra/template"
-	"github.com/botix/public-api/internal/app"
-	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 )
 
@@ -109,32 +105,4 @@ func TablesOf(names map[string]string) store.Tables {
 func Store(t testing.TB, opts ...func(*dynamodb.Options)) *store.Store {
 	t.Helper()
 	return store.New(Client(t, opts...), Tables(t))
-}
-
-// FunctionEnv returns the environment a function gets in the local runtime
-// for tables, so that builders can be called directly in tests.
-func FunctionEnv(t testing.TB, tables store.Tables, extra map[string]string) app.Env {
-	env := map[string]string{
-		"AWS_REGION": ddblocal.Region, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-		"AWS_ENDPOINT_URL_DYNAMODB": Endpoint(t),
-		app.EnvDataTable:            tables.Data, app.EnvIdempotencyTable: tables.Idempotency, app.EnvDeliveriesTable: tables.Deliveries,
-	}
-	for k, v := range extra {
-		env[k] = v
-	}
-	return func(k string) string { return env[k] }
-}
-
-// CursorKeys is the cursor signing key ring of tests ("k1").
-const CursorKeys = "k1:test-cursor-secret-0123456789abcdef0123"
-
-// PaginationEnv is the pagination configuration of tests: the template's
-// defaults with a test signing key.
-func PaginationEnv() map[string]string {
-	o := pagination.DefaultOffset
-	return map[string]string{
-		app.EnvCursorKeys: CursorKeys, app.EnvOffsetMax: strconv.Itoa(o.Max),
-		app.EnvOffsetDeprecated: o.DeprecatedAt.Format(time.RFC3339), app.EnvOffsetSunset: o.SunsetAt.Format(time.RFC3339),
-		app.EnvOffsetDocsURL: o.DocsURL, app.EnvOffsetTimeBudget: o.TimeBudget.String(),
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/functionenv"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
@@ -36,7 +38,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	h := &harness{t: t, tables: dynamotest.Tables(t), calls: &dynamotest.Calls{}, faults: &dynamotest.Faults{}, env: dynamotest.PaginationEnv()}
+	h := &harness{t: t, tables: dynamotest.Tables(t), calls: &dynamotest.Calls{}, faults: &dynamotest.Faults{}, env: functionenv.PaginationEnv()}
 	h.store = store.New(dynamotest.Client(t), h.tables)
 	p, err := h.store.CreateProject(context.Background(), "test")
 	if err != nil {
@@ -56,7 +58,7 @@ func (h *harness) fn(build app.Builder[app.HTTPHandler], opts ...app.Option) app
 		app.WithDynamoDB(h.calls.Option(), h.faults.Option()),
 		app.WithLogger(slog.New(slog.DiscardHandler)),
 	}, opts...)
-	f, err := build(context.Background(), dynamotest.FunctionEnv(h.t, h.tables, h.env), opts...)
+	f, err := build(context.Background(), functionenv.For(h.t, h.tables, h.env), opts...)
 	if err != nil {
 		h.t.Fatal(err)
 	}

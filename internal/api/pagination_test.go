@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/functionenv"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/botix/public-api/infra/apitest"
-	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
@@ -279,7 +280,7 @@ func TestSigningKeyRotation(t *testing.T) {
 	seed(t, h, 20, time.Now())
 	const k1, k2 = "k1:first-secret-0123456789abcdef0123456789", "k2:second-secret-0123456789abcdef012345678"
 	with := func(keys string) app.HTTPHandler {
-		h.env = dynamotest.PaginationEnv()
+		h.env = functionenv.PaginationEnv()
 		h.env[app.EnvCursorKeys] = keys
 		return h.fn(app.ListContacts)
 	}
