@@ -26,7 +26,10 @@ final class FakeServer
             $env['PHP_CLI_SERVER_WORKERS'] = (string) $workers;
         }
         $this->script([['status' => 200]]);
-        $this->proc = proc_open([PHP_BINARY, '-S', "127.0.0.1:$port", __DIR__ . '/fake/router.php'], [0 => ['file', '/dev/null', 'r'], 1 => ['file', $this->dir . '/server.log', 'a'], 2 => ['file', $this->dir . '/server.log', 'a']], $pipes, null, $env);
+        // setsid: the server and its workers are a process group of their own
+        // (its id the server's pid), so stop() ends the workers too; killing
+        // only the server left them listening after the tests.
+        $this->proc = proc_open(['setsid', PHP_BINARY, '-S', "127.0.0.1:$port", __DIR__ . '/fake/router.php'], [0 => ['file', '/dev/null', 'r'], 1 => ['file', $this->dir . '/server.log', 'a'], 2 => ['file', $this->dir . '/server.log', 'a']], $pipes, null, $env);
         $this->url = "http://127.0.0.1:$port";
         for ($i = 0; $i < 200; $i++) {
             $c = @stream_socket_client("tcp://127.0.0.1:$port", $errno, $errstr, 0.1);
@@ -58,6 +61,10 @@ final class FakeServer
 
     public function stop(): void
     {
+        $pid = (int) (proc_get_status($this->proc)['pid'] ?? 0);
+        if ($pid > 1) {
+            posix_kill(-$pid, 15);
+        }
         proc_terminate($this->proc);
         proc_close($this->proc);
         array_map('unlink', glob($this->dir . '/*') ?: []);
