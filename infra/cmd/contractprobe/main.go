@@ -59,7 +59,7 @@ func run(ctx context.Context, perOp, minExchanges, seed int) (int, error) {
 	if endpoint == "" {
 		return 2, errors.New("run under with-dynamodb (make bench)")
 	}
-	root, err := repoRoot()
+	root, err := template.Root()
 	if err != nil {
 		return 0, err
 	}
@@ -299,24 +299,5 @@ func waitListening(ctx context.Context, port int, limit time.Duration) error {
 			return ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
-	}
-}
-
-// repoRoot is the directory of go.mod, found upwards from the working
-// directory (make runs from the root; go run from anywhere inside).
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found above the working directory")
-		}
-		dir = parent
 	}
 }
