@@ -211,7 +211,7 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 			Poster:    webhook.NewSender(c.guard(), c.env.duration(EnvConnectTimeout), c.env.duration(EnvReadTimeout)),
 			Config:    cfg, Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now,
 		}
-		consumer := &awsqueue.Consumer{Handle: d.Handle, SQS: q.SQS, QueueURL: q.URL, Log: c.log}
+		consumer := &awsqueue.Consumer{Handle: d.HandleBatch, SQS: q.SQS, QueueURL: q.URL, Log: c.log}
 		return consumer.HandleBatch
 	})
 }

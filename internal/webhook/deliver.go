@@ -127,7 +127,15 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string) err
 		if err != nil {
 			return err
 		}
-		decision = Decide(resp, rec.NextAttempt, d.Config.Schedule, d.now())
+		decision = Decide(resp, rec.NextAttempt-rec.Throttles, d.Config.Schedule, d.now())
+		if slow, after := Throttled(resp, now); slow {
+			d.throttle(ctx, rec.ProjectID, ep, decision.Class, after, now)
+			if rec.Throttles < MaxThrottles-1 {
+				// Not a failure: the same place in the schedule, after the
+				// receiver's Retry-After, at the lowered pace.
+				decision = Decision{Verdict: Retry, Wait: max(after, time.Second), Class: decision.Class, Throttled: true}
+			}
+		}
 		if d.Hooks.AfterPost != nil {
 			if err := d.Hooks.AfterPost(ctx, rec.ID); err != nil {
 				return err
@@ -149,7 +157,7 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string) err
 	} else if err != nil {
 		return err
 	}
-	if requestID != "" {
+	if requestID != "" && !decision.Throttled {
 		d.health(ctx, rec.ProjectID, ep, decision, now)
 	}
 	return nil
@@ -167,11 +175,16 @@ func (d *Deliverer) follow(ctx context.Context, rec Delivery, decision Decision)
 		return Result{Status: StatusDelivered}, nil
 	case Retry:
 		at := nextSecond(d.now().Add(decision.Wait))
-		next := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, Round: rec.Round, Attempt: rec.NextAttempt + 1}
-		if err := d.Scheduler.Schedule(ctx, next, at); err != nil {
+		next := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, EndpointID: rec.EndpointID, Round: rec.Round, Attempt: rec.NextAttempt + 1}
+		if decision.Throttled && decision.Wait <= MaxDefer {
+			// A short wait the receiver asked for: on the queue itself.
+			if err := d.Queue.Defer(ctx, []Deferred{{Message: next, Delay: at.Sub(d.now())}})[0]; err != nil {
+				return Result{}, err
+			}
+		} else if err := d.Scheduler.Schedule(ctx, next, at); err != nil {
 			return Result{}, err
 		}
-		return Result{Status: StatusRetrying, NextAttemptAt: ids.Timestamp(at)}, nil
+		return Result{Status: StatusRetrying, NextAttemptAt: ids.Timestamp(at), Throttled: decision.Throttled}, nil
 	case DeadEndpointGone:
 		return Result{Status: StatusDead, DeadReason: decision.Reason}, nil
 	}

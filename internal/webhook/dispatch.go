@@ -137,7 +137,7 @@ func (d *Dispatcher) fanOut(ctx context.Context, o Outgoing, endpoints []Endpoin
 		}
 		// Sent whether the delivery is new or not: if a previous run stored
 		// it and crashed before sending, this is what delivers it.
-		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, Round: 1, Attempt: 1})
+		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, EndpointID: ep.ID, Round: 1, Attempt: 1})
 	}
 	return msgs, nil
 }

@@ -9,6 +9,7 @@ package webhooktest
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -385,12 +386,73 @@ func (s *Endpoints) Disable(_ context.Context, project, id, reason string, at ti
 	return err
 }
 
+// WriteFlow implements webhook.Endpoints.
+func (s *Endpoints) WriteFlow(_ context.Context, project, id string, seen int64, next webhook.Flow, take webhook.Leases, now time.Time) (webhook.Endpoint, bool, error) {
+	if err := s.take("WriteFlow"); err != nil {
+		return webhook.Endpoint{}, false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ep, ok := s.items[deliveryKey(project, id)]
+	if !ok {
+		return webhook.Endpoint{}, false, webhook.ErrEndpointNotFound
+	}
+	if ep.Flow.Version != seen {
+		return clone(ep), false, nil
+	}
+	for slot := range take {
+		if exp, held := ep.Leases[slot]; held && exp >= now.UnixMilli() {
+			return clone(ep), false, nil
+		}
+	}
+	ep.Flow = next
+	if len(take) > 0 {
+		leases := maps.Clone(ep.Leases)
+		if leases == nil {
+			leases = webhook.Leases{}
+		}
+		maps.Copy(leases, take)
+		ep.Leases = leases
+	}
+	s.items[deliveryKey(project, id)] = ep
+	return clone(ep), true, nil
+}
+
+// Release implements webhook.Endpoints.
+func (s *Endpoints) Release(_ context.Context, project, id string, leases webhook.Leases) error {
+	if err := s.take("Release"); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ep, ok := s.items[deliveryKey(project, id)]
+	if !ok {
+		return nil
+	}
+	kept := maps.Clone(ep.Leases)
+	for slot, v := range leases {
+		if kept[slot] == v {
+			delete(kept, slot)
+		}
+	}
+	ep.Leases = kept
+	s.items[deliveryKey(project, id)] = ep
+	return nil
+}
+
+func clone(ep webhook.Endpoint) webhook.Endpoint {
+	ep.Leases = maps.Clone(ep.Leases)
+	return ep
+}
+
 // Queue is an in-memory webhook.Queue.
 type Queue struct {
 	Faults
 	mu   sync.Mutex
 	sent []webhook.Message
-	dead []webhook.Message
+	// deferred are the messages put back with a delay.
+	deferred []webhook.Deferred
+	dead     []webhook.Message
 }
 
 var _ webhook.Queue = (*Queue)(nil)
@@ -408,6 +470,29 @@ func (q *Queue) Enqueue(_ context.Context, msgs []webhook.Message) []error {
 	defer q.mu.Unlock()
 	q.sent = append(q.sent, msgs...)
 	return errs
+}
+
+// Defer implements webhook.Queue: the messages are kept, with their
+// delays, in Deferred (and not in Sent); a fault fails the whole call.
+func (q *Queue) Defer(_ context.Context, msgs []webhook.Deferred) []error {
+	errs := make([]error, len(msgs))
+	if err := q.take("Defer"); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.deferred = append(q.deferred, msgs...)
+	return errs
+}
+
+// Deferred returns the messages deferred so far, in order.
+func (q *Queue) Deferred() []webhook.Deferred {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.deferred)
 }
 
 // DeadLetter implements webhook.Queue.
