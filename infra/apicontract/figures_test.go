@@ -382,3 +382,24 @@ func TestReadmeFiguresAreTheCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentEndpointLimitsAreTheCodes: the schemas of an endpoint's flow
+// limits carry the bounds the API validates.
+func TestDocumentEndpointLimitsAreTheCodes(t *testing.T) {
+	var d struct {
+		Components struct {
+			Schemas map[string]struct {
+				Minimum, Maximum any
+			} `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(sdk.OpenAPI, &d); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][2]any{"RateLimit": {1, webhook.MaxRateLimit}, "MaxConcurrency": {1, webhook.MaxMaxConcurrency}} {
+		s := d.Components.Schemas[name]
+		if !same(s.Minimum, want[0]) || !same(s.Maximum, want[1]) {
+			t.Errorf("schema %s: [%v, %v]; the code says [%v, %v]", name, s.Minimum, s.Maximum, want[0], want[1])
+		}
+	}
+}

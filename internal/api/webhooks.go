@@ -80,7 +80,8 @@ func (w *WebhookEndpoints) Get(ctx context.Context, r *httpapi.Request) (*httpap
 }
 
 // Update is PATCH /public/v1/webhook-endpoints/{id}: url, events,
-// description, enabled. enabled=true re-enables a disabled endpoint.
+// description, enabled, rate_limit, max_concurrency (null removes a
+// limit). enabled=true re-enables a disabled endpoint.
 func (w *WebhookEndpoints) Update(ctx context.Context, r *httpapi.Request) (Outcome, error) {
 	in, err := w.decode(ctx, r, false)
 	if err != nil {
@@ -92,7 +93,8 @@ func (w *WebhookEndpoints) Update(ctx context.Context, r *httpapi.Request) (Outc
 	}
 	ep = ep.Patch(in, w.now())
 	var plan store.Plan
-	patch := store.EndpointPatch{URL: in.URL, Events: in.Events, Description: in.Description, Enabled: in.Enabled, UpdatedAt: ep.UpdatedAt}
+	patch := store.EndpointPatch{URL: in.URL, Events: in.Events, Description: in.Description, Enabled: in.Enabled,
+		RateLimit: in.RateLimit, MaxConcurrency: in.MaxConcurrency, UpdatedAt: ep.UpdatedAt}
 	if err := w.Store.UpdateEndpoint(&plan, r.Project, ep.ID, patch); err != nil {
 		return Outcome{}, err
 	}
