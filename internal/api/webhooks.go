@@ -45,7 +45,11 @@ func (w *WebhookEndpoints) Create(ctx context.Context, r *httpapi.Request) (Outc
 // address rules.
 func (w *WebhookEndpoints) decode(ctx context.Context, r *httpapi.Request, create bool) (webhook.EndpointInput, error) {
 	var in webhook.EndpointInput
-	if err := httpapi.Decode(r.Body, &in); err != nil {
+	var nullable []string
+	if !create {
+		nullable = webhook.NullableFields
+	}
+	if err := httpapi.DecodeNullable(r.Body, &in, nullable...); err != nil {
 		return in, err
 	}
 	problems := in.Validate(create)

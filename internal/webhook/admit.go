@@ -123,7 +123,9 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 			wg.Wait()
 			if err := d.Endpoints.Release(context.WithoutCancel(ctx), project, endpointID, plan.Take); err != nil {
 				d.Log.WarnContext(ctx, "concurrency leases not released; they end with their claims", "endpoint_id", endpointID, "error", err.Error())
+				return
 			}
+			d.cache.release(project, endpointID, plan.Take)
 		}()
 	}
 	for _, i := range run {
@@ -139,8 +141,20 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 // admitTries lost races it defers the batch for a second or two.
 func (d *Deliverer) plan(ctx context.Context, project string, ep Endpoint, tickets []Ticket, now, until time.Time) (AdmitPlan, error) {
 	rnd := rand.New(rand.NewPCG(rand.Uint64(), uint64(now.UnixNano())))
+	fresh := false
 	for range admitTries {
 		plan := PlanAdmit(ep, tickets, now, until, rnd)
+		if plan.Busy && !fresh {
+			// The slots were busy as this instance last saw them, which may
+			// be seconds old: look again before deferring.
+			got, err := d.Endpoints.Get(ctx, project, ep.ID)
+			if err != nil {
+				return AdmitPlan{}, err
+			}
+			ep, fresh = got, true
+			d.cache.put(project, ep, now)
+			continue
+		}
 		if plan.Next == nil {
 			return plan, nil
 		}
@@ -152,7 +166,7 @@ func (d *Deliverer) plan(ctx context.Context, project string, ep Endpoint, ticke
 		if ok {
 			return plan, nil
 		}
-		ep = got
+		ep, fresh = got, true
 	}
 	plan := AdmitPlan{Admissions: make([]Admission, len(tickets))}
 	for k, t := range tickets {

@@ -362,3 +362,22 @@ func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
 	}
 	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, exp: now.Add(endpointCacheTTL)}
 }
+
+// release drops leases this instance gave back from its view of the
+// endpoint, so that its next batch does not wait for them.
+func (c *endpointCache) release(project, id string, leases Leases) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[project+"/"+id]
+	if !ok {
+		return
+	}
+	kept := Leases{}
+	for s, v := range e.ep.Leases {
+		if leases[s] != v {
+			kept[s] = v
+		}
+	}
+	e.ep.Leases = kept
+	c.m[project+"/"+id] = e
+}

@@ -62,7 +62,8 @@ func (d *Dispatcher) Dispatch(ctx context.Context, items []Outgoing) []error {
 			byProject[it.Event.ProjectID] = append(byProject[it.Event.ProjectID], i)
 		case it.Request != nil && it.Request.Kind != RequestRecover:
 			r := it.Request
-			jobs[i].msgs = []Message{{DeliveryID: r.DeliveryID, ProjectID: r.ProjectID, Request: &MessageRequest{ID: r.ID, Kind: r.Kind, TargetURL: r.TargetURL}}}
+			// A manual retry goes to the endpoint, through its limits.
+			jobs[i].msgs = []Message{{DeliveryID: r.DeliveryID, ProjectID: r.ProjectID, EndpointID: r.EndpointID, Request: &MessageRequest{ID: r.ID, Kind: r.Kind, TargetURL: r.TargetURL}}}
 		}
 	}
 	for project, idx := range byProject {

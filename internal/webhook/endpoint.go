@@ -163,6 +163,9 @@ type EndpointInput struct {
 	MaxConcurrency OptionalInt `json:"max_concurrency"`
 }
 
+// NullableFields are the fields of an update that null removes.
+var NullableFields = []string{"rate_limit", "max_concurrency"}
+
 // OptionalInt is a field that may be absent (Set false), null (Value nil)
 // or a number.
 type OptionalInt struct {
@@ -174,7 +177,18 @@ type OptionalInt struct {
 // field).
 func (o *OptionalInt) UnmarshalJSON(b []byte) error {
 	o.Set = true
-	return json.Unmarshal(b, &o.Value)
+	var n *float64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	if n != nil {
+		v := int(*n)
+		if float64(v) != *n {
+			v = -1 // not a whole number: refused by check
+		}
+		o.Value = &v
+	}
+	return nil
 }
 
 // Int is the value, 0 for absent or null.

@@ -170,6 +170,9 @@ type AdmitPlan struct {
 	Next       *Flow
 	Take       Leases
 	Admissions []Admission
+	// Busy: deliveries could start but every concurrency slot was held (as
+	// last seen).
+	Busy bool
 }
 
 // PlanAdmit decides which of a batch of deliveries to an endpoint start now
@@ -223,6 +226,7 @@ func PlanAdmit(e Endpoint, tickets []Ticket, now, until time.Time, rnd *rand.Ran
 		}
 		if n == 0 {
 			// Every slot is busy: try again shortly, keeping the place.
+			plan.Busy = true
 			for _, i := range runs {
 				a := &plan.Admissions[i]
 				a.Wait = time.Second + time.Duration(rnd.IntN(1000))*time.Millisecond

@@ -253,7 +253,8 @@ type DeliveryRequest struct {
 	Kind       RequestKind
 	// TargetURL replaces the endpoint's URL (redirects).
 	TargetURL string
-	// EndpointID is the endpoint a recovery step is about.
+	// EndpointID is the endpoint a recovery step, or the delivery of a
+	// retry or redirect, is about.
 	EndpointID string
 	// Messages are the redrives one step of a recovery queues (at most
 	// MaxRecoveryBatch, chosen by the Recoverer when it wrote the step).
@@ -354,7 +355,9 @@ type Message struct {
 	RecoveryID string `json:"recovery_id,omitempty"`
 	// Request names an extra attempt asked through the API.
 	Request *MessageRequest `json:"request,omitempty"`
-	// For people reading the dead-letter queue.
+	// EndpointID routes the message through its endpoint's flow control
+	// (messages written before it was set run without); with EventType
+	// and Reason, it is also for people reading the dead-letter queue.
 	EndpointID string `json:"endpoint_id,omitempty"`
 	EventType  string `json:"event_type,omitempty"`
 	Reason     string `json:"reason,omitempty"`

@@ -59,6 +59,8 @@ var Permissions = map[string][]app.Permission{
 	// attempt logs in the deliveries table.
 	"DeliverFunction": append(append(write("DataTable", "GetItem", "UpdateItem"), write("DeliveriesTable", "GetItem", "PutItem", "UpdateItem")...),
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeadLetterQueue"},
+		// Deferrals (no capacity at the endpoint) and short slow-downs.
+		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"},
 		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "DeliveryQueue"},
 		app.Permission{Action: "scheduler:CreateSchedule", Resource: "WebhookScheduleGroup/*"},
 		app.Permission{Action: "iam:PassRole", Resource: "SchedulerRole"}),
