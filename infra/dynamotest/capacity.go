@@ -15,11 +15,12 @@ import (
 
 // Capacity sums the request units a client's calls consume, as DynamoDB
 // bills a PAY_PER_REQUEST table: it asks every call for its consumed
-// capacity (ReturnConsumedCapacity TOTAL, which includes the units the
-// table's indexes consume) and adds the answers, reads and writes apart.
-// Only the response changes; what the call does stays the same.
+// capacity (ReturnConsumedCapacity INDEXES: the table's units and its
+// indexes') and adds the answers, reads and writes apart. Only the
+// response changes; what the call does stays the same.
 // DynamoDB Local reports a transaction's units without the doubling AWS
-// bills (two units per item): Capacity doubles them.
+// bills (two units per item): Capacity doubles the table's units of a
+// transaction. Index updates, asynchronous, are counted once.
 //
 // A conditional write that DynamoDB rejects answers no capacity but is
 // billed all the same, for the existing item's size and at least one
@@ -28,6 +29,7 @@ type Capacity struct {
 	mu          sync.Mutex
 	read, write float64
 	rejected    int
+	byOp        map[string]float64
 }
 
 // Option installs the counter on a DynamoDB client.
@@ -47,9 +49,9 @@ func (c *Capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 	in.Parameters = params
 	out, md, err := next.HandleInitialize(ctx, in)
 	op := awsmiddleware.GetOperationName(ctx)
-	units := consumedUnits(out.Result)
+	units, table := consumedUnits(out.Result)
 	if transactions[op] {
-		units *= 2
+		units += table
 	}
 	var conditional *types.ConditionalCheckFailedException
 	rejected := errors.As(err, &conditional)
@@ -59,6 +61,10 @@ func (c *Capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 		c.rejected++
 		units = 1
 	}
+	if c.byOp == nil {
+		c.byOp = map[string]float64{}
+	}
+	c.byOp[op] += units
 	if writes[op] {
 		c.write += units
 	} else {
@@ -70,8 +76,8 @@ func (c *Capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 // writes names the operations billed in write request units.
 var writes = map[string]bool{"PutItem": true, "UpdateItem": true, "DeleteItem": true, "BatchWriteItem": true, "TransactWriteItems": true}
 
-// transactions are billed two units per item unit; DynamoDB Local reports
-// them as plain writes and reads (its test pins this).
+// transactions are billed two units per item unit on the table; DynamoDB
+// Local reports them as plain writes and reads (its test pins this).
 var transactions = map[string]bool{"TransactWriteItems": true, "TransactGetItems": true}
 
 // askCapacity returns a copy of an input that asks for its consumed
@@ -84,30 +90,37 @@ func askCapacity(input any) (params any, ok bool) {
 	}
 	x := reflect.New(v.Elem().Type())
 	x.Elem().Set(v.Elem())
-	x.Elem().FieldByName("ReturnConsumedCapacity").Set(reflect.ValueOf(types.ReturnConsumedCapacityTotal))
+	x.Elem().FieldByName("ReturnConsumedCapacity").Set(reflect.ValueOf(types.ReturnConsumedCapacityIndexes))
 	return x.Interface(), true
 }
 
-// consumedUnits adds the capacity units of an output: one
-// ConsumedCapacity, or one per table (batches and transactions).
-func consumedUnits(result any) float64 {
+// consumedUnits adds the capacity units of an output (one
+// ConsumedCapacity, or one per table for batches and transactions): all
+// of them, and those of the tables themselves (indexes excluded).
+func consumedUnits(result any) (units, table float64) {
 	v := reflect.ValueOf(result)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return 0
+		return 0, 0
 	}
-	var units float64
+	var all []types.ConsumedCapacity
 	switch cc := v.Elem().FieldByName("ConsumedCapacity"); {
 	case !cc.IsValid():
 	case cc.Type() == reflect.TypeOf(&types.ConsumedCapacity{}):
 		if c, _ := cc.Interface().(*types.ConsumedCapacity); c != nil {
-			units = aws.ToFloat64(c.CapacityUnits)
+			all = append(all, *c)
 		}
 	case cc.Type() == reflect.TypeOf([]types.ConsumedCapacity{}):
-		for _, c := range cc.Interface().([]types.ConsumedCapacity) {
-			units += aws.ToFloat64(c.CapacityUnits)
+		all = cc.Interface().([]types.ConsumedCapacity)
+	}
+	for _, c := range all {
+		units += aws.ToFloat64(c.CapacityUnits)
+		if c.Table != nil {
+			table += aws.ToFloat64(c.Table.CapacityUnits)
+		} else {
+			table += aws.ToFloat64(c.CapacityUnits)
 		}
 	}
-	return units
+	return units, table
 }
 
 // Units returns the read and write request units consumed so far.
@@ -125,9 +138,21 @@ func (c *Capacity) Rejected() int {
 	return c.rejected
 }
 
+// ByOperation returns the units consumed by each operation (read and
+// write units together: an operation is billed in one kind).
+func (c *Capacity) ByOperation() map[string]float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]float64, len(c.byOp))
+	for k, v := range c.byOp {
+		out[k] = v
+	}
+	return out
+}
+
 // Reset forgets what was counted.
 func (c *Capacity) Reset() {
 	c.mu.Lock()
-	c.read, c.write, c.rejected = 0, 0, 0
+	c.read, c.write, c.rejected, c.byOp = 0, 0, 0, nil
 	c.mu.Unlock()
 }

@@ -59,6 +59,10 @@ func TestCapacityCountsBilledRequestUnits(t *testing.T) {
 			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("c", false)}, {Put: put("d", false)}}})
 			return err
 		}, 0, 4, 0},
+		{"a transaction doubles the table's units, not its index's", func() error {
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("e", true)}, {Put: put("f", true)}}})
+			return err
+		}, 0, 6, 0},
 		{"a rejected conditional write is billed one write unit", func() error {
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item("a", false), ConditionExpression: aws.String("attribute_not_exists(pk)")})
 			if err == nil {
