@@ -2,7 +2,10 @@ package bench
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -136,5 +139,26 @@ func TestThePriceFileMatchesTheTemplate(t *testing.T) {
 	}
 	if len(tpl.OfType("AWS::Serverless::HttpApi")) == 0 || p.APIGateway.APIType != "HTTP" {
 		t.Errorf("the template's API is not the HTTP API the price table prices (%s)", p.APIGateway.APIType)
+	}
+}
+
+// The README's price figures name the price table they were computed with:
+// its file, region and date.
+func TestTheREADMENamesThePriceTable(t *testing.T) {
+	p, err := LoadPrices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := template.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("`infra/bench/prices.json`** (%s, taken %s;", p.Region, p.Taken)
+	if !strings.Contains(string(b), want) {
+		t.Errorf("README.md does not name the price table as %q", want)
 	}
 }

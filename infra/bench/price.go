@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -285,18 +286,21 @@ func printPrices(out io.Writer, p Prices, done []scenario) {
 	usd := func(f func(c Cost) float64) func(s scenario) string {
 		return func(s scenario) string { return fmt.Sprintf("%.2f", f(p.Cost(s.usage))) }
 	}
-	row(fmt.Sprintf("DynamoDB ($%g / $%g per million RRU / WRU)", p.DynamoDB.ReadUnits, p.DynamoDB.WriteUnits), usd(func(c Cost) float64 { return c.DynamoDB }))
-	row(fmt.Sprintf("Lambda requests ($%g per million)", p.Lambda.Requests), usd(func(c Cost) float64 { return c.LambdaRequests }))
-	row(fmt.Sprintf("Lambda GB-s ($%g per GB-s, %s)", p.Lambda.GBSecond, p.Lambda.Architecture), usd(func(c Cost) float64 { return c.LambdaDuration }))
-	row(fmt.Sprintf("SQS ($%g per million)", p.SQS.Requests), usd(func(c Cost) float64 { return c.SQS }))
-	row(fmt.Sprintf("Scheduler ($%g per million invocations)", p.Scheduler.Invocations), usd(func(c Cost) float64 { return c.Scheduler }))
-	row(fmt.Sprintf("API Gateway ($%g per million)", p.APIGateway.Requests), usd(func(c Cost) float64 { return c.APIGateway }))
+	row(fmt.Sprintf("DynamoDB ($%s / $%s per million RRU / WRU)", usdPrice(p.DynamoDB.ReadUnits), usdPrice(p.DynamoDB.WriteUnits)), usd(func(c Cost) float64 { return c.DynamoDB }))
+	row(fmt.Sprintf("Lambda requests ($%s per million)", usdPrice(p.Lambda.Requests)), usd(func(c Cost) float64 { return c.LambdaRequests }))
+	row(fmt.Sprintf("Lambda GB-s ($%s per GB-s, %s)", usdPrice(p.Lambda.GBSecond), p.Lambda.Architecture), usd(func(c Cost) float64 { return c.LambdaDuration }))
+	row(fmt.Sprintf("SQS ($%s per million)", usdPrice(p.SQS.Requests)), usd(func(c Cost) float64 { return c.SQS }))
+	row(fmt.Sprintf("Scheduler ($%s per million invocations)", usdPrice(p.Scheduler.Invocations)), usd(func(c Cost) float64 { return c.Scheduler }))
+	row(fmt.Sprintf("API Gateway ($%s per million)", usdPrice(p.APIGateway.Requests)), usd(func(c Cost) float64 { return c.APIGateway }))
 	row("**total**", usd(Cost.Total))
 	fprintf(out, "\n")
 	for _, s := range done {
 		fprintf(out, "- %s: %s\n", s.name, s.detail)
 	}
 }
+
+// usdPrice prints a price without an exponent: 0.0000133334.
+func usdPrice(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // requests counts an AWS client's requests by operation, and the SQS
 // requests they are billed as (one per 64 KB of payload, at least one).
