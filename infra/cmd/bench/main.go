@@ -21,7 +21,9 @@ func main() {
 	soak := flag.Duration("soak", time.Minute, "how long the soak runs")
 	clients := flag.Int("clients", 16, "concurrent clients of the soak")
 	failShare := flag.Float64("fail", 0.2, "share of webhook requests the soak's receiver fails")
-	only := flag.String("only", "", "run one benchmark: pagination, webhooks or soak")
+	priceUnits := flag.Int("price-units", 1000, "webhooks per webhook scenario and POSTs of the price benchmark")
+	pricePollers := flag.Int("price-pollers", 2, "concurrent deliver invocations of the price benchmark (few, so that DynamoDB Local's queueing inflates the billed duration less)")
+	only := flag.String("only", "", "run one benchmark: pagination, webhooks, soak or price")
 	flag.Parse()
 	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
 	if endpoint == "" {
@@ -37,6 +39,12 @@ func main() {
 	}
 	if *only == "" || *only == "soak" {
 		if err := bench.Soak(ctx, endpoint, bench.SoakConfig{Duration: *soak, Clients: *clients, FailShare: *failShare}, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+	if *only == "" || *only == "price" {
+		if err := bench.Price(ctx, endpoint, bench.PriceConfig{Units: *priceUnits, Pollers: *pricePollers}, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
