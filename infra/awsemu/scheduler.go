@@ -275,7 +275,7 @@ func (sc *Scheduler) fire(s *Schedule) error {
 	if input == "" {
 		input = "{}"
 	}
-	_, err = q.Send(input, nil, nil)
+	_, err = q.Send(input, SendOptions{})
 	return err
 }
 

@@ -285,6 +285,14 @@ func TestSQSRefusesWhatSQSRefuses(t *testing.T) {
 			_, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("f.fifo"), Attributes: map[string]string{"FifoQueue": "true"}})
 			return err
 		}, "AWS.SimpleQueueService.UnsupportedOperation"},
+		{"MessageGroupId longer than 128", func() error {
+			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x"), MessageGroupId: aws.String(strings.Repeat("g", 129))})
+			return err
+		}, "InvalidParameterValue"},
+		{"MessageGroupId with a space", func() error {
+			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x"), MessageGroupId: aws.String("prj 1")})
+			return err
+		}, "InvalidParameterValue"},
 		{"bad queue name", func() error {
 			_, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("a b")})
 			return err
