@@ -23,7 +23,11 @@ func main() {
 	failShare := flag.Float64("fail", 0.2, "share of webhook requests the soak's receiver fails")
 	priceUnits := flag.Int("price-units", 1000, "webhooks per webhook scenario and POSTs of the price benchmark")
 	pricePollers := flag.Int("price-pollers", 2, "concurrent deliver invocations of the price benchmark (few, so that DynamoDB Local's queueing inflates the billed duration less)")
-	only := flag.String("only", "", "run one benchmark: pagination, webhooks, soak or price")
+	flood := flag.Int("flood", 10000, "events of the noisy-neighbour benchmark's flooding project")
+	slow := flag.Duration("slow", 200*time.Millisecond, "how long the flooding project's receiver takes per request")
+	quiet := flag.Int("quiet", 200, "events of the noisy-neighbour benchmark's quiet project")
+	quietEvery := flag.Duration("quiet-every", 100*time.Millisecond, "the quiet project's pace: one event per this long (well below the local pipeline's capacity, so that B alone is not queued behind itself)")
+	only := flag.String("only", "", "run one benchmark: pagination, webhooks, noisy, soak or price")
 	flag.Parse()
 	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
 	if endpoint == "" {
@@ -33,6 +37,13 @@ func main() {
 	ctx := context.Background()
 	if *only == "" || *only == "webhooks" {
 		if err := bench.Webhooks(ctx, endpoint, bench.WebhooksConfig{Events: *events, Pollers: *pollers}, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+	if *only == "" || *only == "noisy" {
+		cfg := bench.NoisyConfig{Flood: *flood, Slow: *slow, Quiet: *quiet, QuietEvery: *quietEvery, Pollers: *pollers}
+		if err := bench.Noisy(ctx, endpoint, cfg, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}
