@@ -21,13 +21,28 @@ type HealthEvents struct {
 	marks  map[string]bool
 	outbox []webhook.Outgoing
 	taken  int
+	calls  int
+}
+
+// Calls counts the calls of Announce and Disable, failed ones included.
+func (h *HealthEvents) Calls() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.calls
+}
+
+func (h *HealthEvents) call(op string) error {
+	h.mu.Lock()
+	h.calls++
+	h.mu.Unlock()
+	return h.take(op)
 }
 
 var _ webhook.HealthEvents = (*HealthEvents)(nil)
 
 // Announce implements webhook.HealthEvents.
 func (h *HealthEvents) Announce(_ context.Context, a webhook.Announcement) (bool, error) {
-	if err := h.take("Announce"); err != nil {
+	if err := h.call("Announce"); err != nil {
 		return false, err
 	}
 	project := a.Event.ProjectID
@@ -56,7 +71,7 @@ func (h *HealthEvents) Announce(_ context.Context, a webhook.Announcement) (bool
 
 // Disable implements webhook.HealthEvents.
 func (h *HealthEvents) Disable(_ context.Context, a webhook.Announcement, reason string, at time.Time) (bool, error) {
-	if err := h.take("Disable"); err != nil {
+	if err := h.call("Disable"); err != nil {
 		return false, err
 	}
 	h.Endpoints.mu.Lock()
