@@ -75,6 +75,10 @@ var documentFigures = []figure{
 	{"an endpoint URL's length", regexp.MustCompile(`At most (\d+) characters`), webhook.MaxURLLength, regexp.MustCompile(`/EndpointURL/`)},
 	{"a recovery's cooldown per delivery", regexp.MustCompile(`(?:for|less than) (\d+ minutes)`), webhook.RecoveryCooldown, regexp.MustCompile(`/Recovery/`)},
 	{"a recover call's batch", regexp.MustCompile(`queues at most (\d+) deliveries`), webhook.MaxRecoveryBatch, regexp.MustCompile(`/Recovery/`)},
+	{"a failing endpoint's streak", regexp.MustCompile(`(\d+) failed attempts in a row`), webhook.FailingAttempts, regexp.MustCompile(`^/webhooks/`)},
+	{"a failing endpoint's streak lasts", regexp.MustCompile(`over at least (\d+ minutes)`), webhook.FailingFor, regexp.MustCompile(`^/webhooks/`)},
+	{"the disable warning", regexp.MustCompile(`disabled within (\d+ h)\b`), webhook.DisableWarning, regexp.MustCompile(`^/webhooks/`)},
+	{"the auto-disable period", regexp.MustCompile(`every delivery failed for (\d+ days)`), webhook.DefaultAutoDisableAfter, regexp.MustCompile(`^/webhooks/`)},
 	// Counting origins, not settings: rounds and attempts count from 1.
 	{"rounds count from", regexp.MustCompile(`^(1), plus one per`), 1, nil},
 	{"attempts count from", regexp.MustCompile(`from (1)\.$`), 1, nil},

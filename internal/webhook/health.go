@@ -34,6 +34,8 @@ const (
 // HealthData is the data of a health event: the endpoint, its streak of
 // failures, and what the kind adds (DisableAt, the disable, RecoveredAt).
 type HealthData struct {
+	// ID is the endpoint's id too: the object a thin body would name.
+	ID         string `json:"id"`
 	EndpointID string `json:"endpoint_id"`
 	URL        string `json:"url"`
 	// FailingSince is when the streak the event is about began; it names
@@ -127,7 +129,7 @@ type Announcer struct {
 // Announcer).
 func (a *Announcer) afterFailure(ctx context.Context, eps Endpoints, project string, ep Endpoint, decision Decision, now time.Time, autoDisableAfter time.Duration) (Endpoint, error) {
 	kinds, cause, reason := FailureEvents(ep, decision.Verdict == DeadAndDisable, now, autoDisableAfter)
-	data := HealthData{EndpointID: ep.ID, URL: ep.URL, FailingSince: ep.FailingSince, ConsecutiveFailures: ep.ConsecutiveFailures,
+	data := HealthData{ID: ep.ID, EndpointID: ep.ID, URL: ep.URL, FailingSince: ep.FailingSince, ConsecutiveFailures: ep.ConsecutiveFailures,
 		LastFailureAt: ep.LastFailureAt, LastErrorClass: decision.Class}
 	if cause != "" {
 		data.DisabledAt, data.DisabledCause, data.DisabledReason = ids.Timestamp(now), cause, reason
@@ -154,7 +156,7 @@ func (a *Announcer) afterSuccess(ctx context.Context, project string, before End
 		return
 	}
 	a.announce(ctx, project, domain.EventEndpointRecovered,
-		HealthData{EndpointID: before.ID, URL: before.URL, FailingSince: before.FailingSince, LastFailureAt: before.LastFailureAt, RecoveredAt: ids.Timestamp(now)}, now)
+		HealthData{ID: before.ID, EndpointID: before.ID, URL: before.URL, FailingSince: before.FailingSince, LastFailureAt: before.LastFailureAt, RecoveredAt: ids.Timestamp(now)}, now)
 }
 
 func (a *Announcer) disable(ctx context.Context, eps Endpoints, project string, ep Endpoint, data HealthData, now time.Time) error {
