@@ -321,6 +321,10 @@ var readmeFigures = []figure{
 	{"the body limit", regexp.MustCompile(`Body limit (\d+ KiB)`), size(httpapi.DefaultMaxBody), nil},
 	{"the secret overlap", regexp.MustCompile(`keeps signing alongside it for (\d+ h)`), webhook.SecretOverlap, nil},
 	{"the IN_PROGRESS Retry-After", regexp.MustCompile(`IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After: (\d+)`), idempotency.RetryAfterSeconds, nil},
+	{"a failing endpoint's streak", regexp.MustCompile(`(\d+) failed attempts in a row`), webhook.FailingAttempts, nil},
+	{"a failing endpoint's streak lasts", regexp.MustCompile(`over at least (\d+ minutes)`), webhook.FailingFor, nil},
+	{"the disable warning", regexp.MustCompile(`within (\d+ h) of the auto-disable`), webhook.DisableWarning, nil},
+	{"the auto-disable period, by default", regexp.MustCompile(`by default every delivery failed for (\d+ days)`), webhook.DefaultAutoDisableAfter, nil},
 }
 
 // goDurations reads a Go duration list ("1m,15m,1h,24h") of the README's

@@ -224,6 +224,10 @@ func TestHealthEventsThroughThePipeline(t *testing.T) {
 		p.answer = 200
 		p.every(time.Minute, 4)
 		p.expect(t, failing, recovered)
+		// 30 failures, yet each instance writes each event at most once.
+		if n := p.health.Calls(); n > 2*2 {
+			t.Fatalf("%d health writes for 2 events on 2 instances", n)
+		}
 	})
 	t.Run("an announcement that failed is made by a later failure", func(t *testing.T) {
 		p := newWithHealth(t)
