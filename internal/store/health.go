@@ -45,7 +45,7 @@ func healthMarkKey(project, endpoint, streak, kind string) map[string]string {
 }
 
 // Announce implements webhook.HealthEvents: the mark's conditional put,
-// the precondition (a ConditionCheck) and the event, in one transaction.
+// the check of the endpoint's streak and the event, in one transaction.
 // Marks live as long as events (EventRetention), longer than a streak
 // lasts before its endpoint is disabled.
 func (h HealthEvents) Announce(ctx context.Context, a webhook.Announcement) (bool, error) {
@@ -67,16 +67,35 @@ func (h HealthEvents) Announce(ctx context.Context, a webhook.Announcement) (boo
 		return false, err
 	}
 	p.Add(w, errNotDue)
-	check := &types.ConditionCheck{TableName: aws.String(h.s.Tables.Data)}
-	if a.Kind == domain.EventEndpointRecovered {
-		check.Key = keyAV(healthMarkKey(project, a.Endpoint, a.Streak, domain.EventEndpointFailing))
-		check.ConditionExpression = aws.String("attribute_exists(pk)")
-	} else {
-		check.Key = keyAV(ek)
-		check.ConditionExpression = aws.String("failing_since = :streak AND enabled = :true")
-		check.ExpressionAttributeValues = map[string]types.AttributeValue{":streak": str(a.Streak), ":true": &types.AttributeValueMemberBOOL{Value: true}}
+	p.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(h.s.Tables.Data), Key: keyAV(ek), ConditionExpression: aws.String("failing_since = :streak AND enabled = :true"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":streak": str(a.Streak), ":true": &types.AttributeValueMemberBOOL{Value: true}},
+	}}, errNotDue)
+	return h.commitWithEvent(ctx, p, a)
+}
+
+// Recover implements webhook.HealthEvents: the success's update of the
+// endpoint (what Endpoints.RecordSuccess writes), conditioned on its
+// streak, the check that the streak's failing mark exists, and the event,
+// in one transaction. The condition on the streak is what makes the
+// recovery once: the update ends it.
+func (h HealthEvents) Recover(ctx context.Context, a webhook.Announcement, at time.Time) (bool, error) {
+	project := a.Event.ProjectID
+	ek, ok := endpointKey(project, a.Endpoint)
+	if !ok || a.Streak == "" {
+		return false, nil
 	}
-	p.Add(types.TransactWriteItem{ConditionCheck: check}, errNotDue)
+	var p Plan
+	p.Add(types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(h.s.Tables.Data), Key: keyAV(ek),
+		UpdateExpression:          aws.String("SET last_success_at = :at, consecutive_failures = :zero REMOVE failing_since"),
+		ConditionExpression:       aws.String("failing_since = :streak"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":at": str(ids.Timestamp(at)), ":zero": num(0), ":streak": str(a.Streak)},
+	}}, errNotDue)
+	p.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName: aws.String(h.s.Tables.Data), Key: keyAV(healthMarkKey(project, a.Endpoint, a.Streak, domain.EventEndpointFailing)),
+		ConditionExpression: aws.String("attribute_exists(pk)"),
+	}}, errNotDue)
 	return h.commitWithEvent(ctx, p, a)
 }
 

@@ -202,17 +202,13 @@ func (d *Deliverer) post(ctx context.Context, rec Delivery, ep Endpoint, url str
 // recent success is not written (last_success_at is precise to a minute),
 // which keeps a healthy delivery at two writes and no health event.
 func (d *Deliverer) health(ctx context.Context, project string, ep Endpoint, decision Decision, now time.Time) {
-	before := ep
 	var err error
 	switch decision.Verdict {
 	case Delivered:
 		if ep.ConsecutiveFailures == 0 && recent(ep.LastSuccessAt, now, time.Minute) {
 			return
 		}
-		ep, err = d.Endpoints.RecordSuccess(ctx, project, ep.ID, now)
-		if err == nil {
-			d.Announcer.afterSuccess(ctx, project, before, now)
-		}
+		ep, err = d.Announcer.afterSuccess(ctx, d.Endpoints, project, ep, now)
 	default:
 		ep, err = d.Endpoints.RecordFailure(ctx, project, ep.ID, now)
 		if err == nil {

@@ -64,14 +64,19 @@ type Announcement struct {
 
 // HealthEvents is where the deliver function writes health events: into
 // the outbox, each at most once per endpoint, streak and type, however
-// many instances announce it at once.
+// many instances announce it at once. A false answer is no error.
 type HealthEvents interface {
-	// Announce writes a.Event into the outbox unless an event of a.Kind was
-	// written for a.Endpoint and a.Streak, or its precondition fails: a
-	// recovered event needs the streak's failing event; the others need
-	// the endpoint still enabled and in that streak (failing_since =
-	// a.Streak). It reports whether it wrote the event; false is no error.
+	// Announce writes a.Event (failing or disabling_soon) into the outbox
+	// unless an event of a.Kind was written for a.Endpoint and a.Streak, or
+	// the endpoint is no longer enabled and in that streak (failing_since =
+	// a.Streak). It reports whether it wrote the event.
 	Announce(ctx context.Context, a Announcement) (bool, error)
+	// Recover records the success at at that ends a.Streak (as
+	// Endpoints.RecordSuccess does) and writes a.Event (recovered), in one
+	// atomic write, on condition that the endpoint is still in that streak
+	// and the streak's failing event was written. It reports whether it
+	// did; on false nothing changed, and the caller records the success.
+	Recover(ctx context.Context, a Announcement, at time.Time) (bool, error)
 	// Disable disables a.Endpoint with reason and writes a.Event (a
 	// disabled event) in one atomic write, on condition that the endpoint
 	// is enabled; it reports whether it did (false: already disabled, or
@@ -104,7 +109,8 @@ func FailureEvents(ep Endpoint, gone bool, now time.Time, autoDisableAfter time.
 
 // RecoveryDue reports whether a success may end a streak that was
 // announced, given the endpoint as the deliverer last saw it (at most
-// endpointCacheTTL old): only a streak FailingFor old can have been. The
+// endpointCacheTTL old): only a streak FailingFor old can have been, and
+// an endpoint seen healthy that recently cannot be in such a streak. The
 // store decides for sure (the failing event must exist).
 func RecoveryDue(before Endpoint, now time.Time) bool {
 	since, err := time.Parse(time.RFC3339Nano, before.FailingSince)
@@ -150,13 +156,27 @@ func (a *Announcer) afterFailure(ctx context.Context, eps Endpoints, project str
 	return ep, nil
 }
 
-// afterSuccess announces that a streak ended, if it was announced.
-func (a *Announcer) afterSuccess(ctx context.Context, project string, before Endpoint, now time.Time) {
-	if a == nil || !RecoveryDue(before, now) {
-		return
+// afterSuccess records a success (through eps) and, when it ends a streak
+// that was announced, announces the recovery with it, atomically: a
+// recovery whose write failed leaves the streak in place, and the next
+// success announces it.
+func (a *Announcer) afterSuccess(ctx context.Context, eps Endpoints, project string, before Endpoint, now time.Time) (Endpoint, error) {
+	if a != nil && RecoveryDue(before, now) {
+		an, err := announcement(project, domain.EventEndpointRecovered,
+			HealthData{ID: before.ID, EndpointID: before.ID, URL: before.URL, FailingSince: before.FailingSince, LastFailureAt: before.LastFailureAt, RecoveredAt: ids.Timestamp(now)}, now)
+		if err != nil {
+			return before, err
+		}
+		switch recovered, err := a.Events.Recover(ctx, an, now); {
+		case err != nil:
+			return before, err
+		case recovered:
+			ep := before
+			ep.LastSuccessAt, ep.ConsecutiveFailures, ep.FailingSince = ids.Timestamp(now), 0, ""
+			return ep, nil
+		}
 	}
-	a.announce(ctx, project, domain.EventEndpointRecovered,
-		HealthData{ID: before.ID, EndpointID: before.ID, URL: before.URL, FailingSince: before.FailingSince, LastFailureAt: before.LastFailureAt, RecoveredAt: ids.Timestamp(now)}, now)
+	return eps.RecordSuccess(ctx, project, before.ID, now)
 }
 
 func (a *Announcer) disable(ctx context.Context, eps Endpoints, project string, ep Endpoint, data HealthData, now time.Time) error {
@@ -187,7 +207,11 @@ func (a *Announcer) announce(ctx context.Context, project, kind string, data Hea
 		_, err = a.Events.Announce(ctx, an)
 	}
 	if err != nil {
-		a.Log.WarnContext(ctx, "health event not announced; the next attempt tries again", "endpoint_id", data.EndpointID, "type", kind, "error", err.Error())
+		log := a.Log
+		if log == nil {
+			log = slog.Default()
+		}
+		log.WarnContext(ctx, "health event not announced; the next failed attempt tries again", "endpoint_id", data.EndpointID, "type", kind, "error", err.Error())
 		return
 	}
 	a.remember(memo)

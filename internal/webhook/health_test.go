@@ -235,6 +235,17 @@ func TestHealthEventsThroughThePipeline(t *testing.T) {
 		p.every(10*time.Minute, 6)
 		p.expect(t, failing)
 	})
+	t.Run("a recovery whose write failed is announced by the next success", func(t *testing.T) {
+		p := newWithHealth(t)
+		p.every(10*time.Minute, 3)
+		p.health.Fail("Recover", nil, 1)
+		p.answer = 200
+		p.every(time.Minute, 3)
+		p.expect(t, failing, recovered)
+		if ep, _ := p.endpoints.Get(context.Background(), project, p.failing.ID); ep.FailingSince != "" || ep.ConsecutiveFailures != 0 {
+			t.Fatalf("endpoint %+v", ep)
+		}
+	})
 	t.Run("a healthy endpoint costs no health write", func(t *testing.T) {
 		p := newWithHealth(t)
 		p.answer = 200

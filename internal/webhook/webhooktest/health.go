@@ -24,7 +24,8 @@ type HealthEvents struct {
 	calls  int
 }
 
-// Calls counts the calls of Announce and Disable, failed ones included.
+// Calls counts the calls of Announce, Recover and Disable, failed ones
+// included.
 func (h *HealthEvents) Calls() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -50,21 +51,38 @@ func (h *HealthEvents) Announce(_ context.Context, a webhook.Announcement) (bool
 	defer h.Endpoints.mu.Unlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	mark := func(kind string) string { return project + "/" + a.Endpoint + "/" + a.Streak + "/" + kind }
-	due := a.Streak != "" && !h.marks[mark(a.Kind)]
-	if a.Kind == domain.EventEndpointRecovered {
-		due = due && h.marks[mark(domain.EventEndpointFailing)]
-	} else {
-		ep, ok := h.Endpoints.items[deliveryKey(project, a.Endpoint)]
-		due = due && ok && ep.Enabled && ep.FailingSince == a.Streak
-	}
-	if !due {
+	ep, ok := h.Endpoints.items[deliveryKey(project, a.Endpoint)]
+	if !ok || !ep.Enabled || a.Streak == "" || ep.FailingSince != a.Streak || h.marks[mark(a, a.Kind)] {
 		return false, nil
 	}
 	if h.marks == nil {
 		h.marks = map[string]bool{}
 	}
-	h.marks[mark(a.Kind)] = true
+	h.marks[mark(a, a.Kind)] = true
+	h.outbox = append(h.outbox, webhook.Outgoing{Event: &a.Event, About: a.Endpoint})
+	return true, nil
+}
+
+func mark(a webhook.Announcement, kind string) string {
+	return a.Event.ProjectID + "/" + a.Endpoint + "/" + a.Streak + "/" + kind
+}
+
+// Recover implements webhook.HealthEvents.
+func (h *HealthEvents) Recover(_ context.Context, a webhook.Announcement, at time.Time) (bool, error) {
+	if err := h.call("Recover"); err != nil {
+		return false, err
+	}
+	h.Endpoints.mu.Lock()
+	defer h.Endpoints.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k := deliveryKey(a.Event.ProjectID, a.Endpoint)
+	ep, ok := h.Endpoints.items[k]
+	if !ok || a.Streak == "" || ep.FailingSince != a.Streak || !h.marks[mark(a, domain.EventEndpointFailing)] {
+		return false, nil
+	}
+	ep.LastSuccessAt, ep.ConsecutiveFailures, ep.FailingSince = ids.Timestamp(at), 0, ""
+	h.Endpoints.items[k] = ep
 	h.outbox = append(h.outbox, webhook.Outgoing{Event: &a.Event, About: a.Endpoint})
 	return true, nil
 }
@@ -210,23 +228,31 @@ func TestHealthEvents(t *testing.T, newHarness func(t *testing.T) HealthHarness)
 			t.Fatalf("events %v", got)
 		}
 	})
-	t.Run("recovered is written once, and only after the streak's failing event", func(t *testing.T) {
+	t.Run("a recovery is written once, with the success, and only after the streak's failing event", func(t *testing.T) {
 		h, p, ep := failing(t)
-		recovered := func() (bool, error) { return h.Health.Announce(ctx, an(p, ep, domain.EventEndpointRecovered)) }
-		if ok, err := recovered(); ok || err != nil {
+		later := now.Add(time.Second)
+		recovery := func() (bool, error) { return h.Health.Recover(ctx, an(p, ep, domain.EventEndpointRecovered), later) }
+		if ok, err := recovery(); ok || err != nil {
 			t.Fatalf("recovered before failing: %v, %v", ok, err)
+		}
+		if got, _ := h.Endpoints.Get(ctx, p, ep.ID); got.FailingSince != ep.FailingSince || got.LastSuccessAt != "" {
+			t.Fatalf("a recovery not written changed the endpoint: %+v", got)
 		}
 		if ok, err := h.Health.Announce(ctx, an(p, ep, domain.EventEndpointFailing)); !ok || err != nil {
 			t.Fatalf("failing: %v, %v", ok, err)
 		}
-		if _, err := h.Endpoints.RecordSuccess(ctx, p, ep.ID, now.Add(time.Second)); err != nil {
-			t.Fatal(err)
+		if n := race(t, recovery); n != 1 {
+			t.Fatalf("%d recoveries reported", n)
 		}
-		if n := race(t, recovered); n != 1 {
-			t.Fatalf("%d recovered writes reported", n)
+		got, err := h.Endpoints.Get(ctx, p, ep.ID)
+		if err != nil || got.FailingSince != "" || got.ConsecutiveFailures != 0 || got.LastSuccessAt != ids.Timestamp(later) {
+			t.Fatalf("after the recovery %+v, %v", got, err)
 		}
 		if got := types(t, h, p); len(got) != 2 || got[domain.EventEndpointRecovered] != 1 {
 			t.Fatalf("events %v", got)
+		}
+		if ok, err := h.Health.Announce(ctx, an(p, ep, domain.EventEndpointFailing)); ok || err != nil {
+			t.Fatalf("failing after the streak ended: %v, %v", ok, err)
 		}
 	})
 	t.Run("a disable and its event happen together, once", func(t *testing.T) {
