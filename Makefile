@@ -54,13 +54,15 @@ lint:
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	npx --yes @redocly/cli@2.77.0 lint --config redocly.yaml sdk/openapi.yaml
 
-## bench: benchmarks against DynamoDB Local (micro-benchmarks, webhook throughput, a soak, 100k-contact pagination, hostile-input fuzzing, the Prism-proxied contract run over generated requests, npm); prints Markdown tables.
+## bench: benchmarks against DynamoDB Local (micro-benchmarks, webhook throughput, the noisy neighbour, a soak, the AWS list price per million webhooks and POSTs, 100k-contact pagination, hostile-input fuzzing, the Prism-proxied contract run over generated requests, npm); prints Markdown tables.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	@# One engine per benchmark: DynamoDB Local slows down as earlier runs' tables fill it.
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only pagination
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only webhooks
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only noisy
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only soak
+	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only price
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -run '^$$' -fuzz FuzzHostileInput -fuzztime $${FUZZTIME:-2m} -fuzzminimizetime 10x ./infra/local/
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/contractprobe
 

@@ -75,6 +75,10 @@ var documentFigures = []figure{
 	{"an endpoint URL's length", regexp.MustCompile(`At most (\d+) characters`), webhook.MaxURLLength, regexp.MustCompile(`/EndpointURL/`)},
 	{"a recovery's cooldown per delivery", regexp.MustCompile(`(?:for|less than) (\d+ minutes)`), webhook.RecoveryCooldown, regexp.MustCompile(`/Recovery/`)},
 	{"a recover call's batch", regexp.MustCompile(`queues at most (\d+) deliveries`), webhook.MaxRecoveryBatch, regexp.MustCompile(`/Recovery/`)},
+	{"a failing endpoint's streak", regexp.MustCompile(`(\d+) failed attempts in a row`), webhook.FailingAttempts, regexp.MustCompile(`^/webhooks/`)},
+	{"a failing endpoint's streak lasts", regexp.MustCompile(`over at least (\d+ minutes)`), webhook.FailingFor, regexp.MustCompile(`^/webhooks/`)},
+	{"the disable warning", regexp.MustCompile(`disabled within (\d+ h)\b`), webhook.DisableWarning, regexp.MustCompile(`^/webhooks/`)},
+	{"the auto-disable period", regexp.MustCompile(`every delivery failed for (\d+ days)`), webhook.DefaultAutoDisableAfter, regexp.MustCompile(`^/webhooks/`)},
 	// Counting origins, not settings: rounds and attempts count from 1.
 	{"rounds count from", regexp.MustCompile(`^(1), plus one per`), 1, nil},
 	{"attempts count from", regexp.MustCompile(`from (1)\.$`), 1, nil},
@@ -317,6 +321,10 @@ var readmeFigures = []figure{
 	{"the body limit", regexp.MustCompile(`Body limit (\d+ KiB)`), size(httpapi.DefaultMaxBody), nil},
 	{"the secret overlap", regexp.MustCompile(`keeps signing alongside it for (\d+ h)`), webhook.SecretOverlap, nil},
 	{"the IN_PROGRESS Retry-After", regexp.MustCompile(`IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After: (\d+)`), idempotency.RetryAfterSeconds, nil},
+	{"a failing endpoint's streak", regexp.MustCompile(`(\d+) failed attempts in a row`), webhook.FailingAttempts, nil},
+	{"a failing endpoint's streak lasts", regexp.MustCompile(`over at least (\d+ minutes)`), webhook.FailingFor, nil},
+	{"the disable warning", regexp.MustCompile(`within (\d+ h) of the auto-disable`), webhook.DisableWarning, nil},
+	{"the auto-disable period, by default", regexp.MustCompile(`by default every delivery failed for (\d+ days)`), webhook.DefaultAutoDisableAfter, nil},
 }
 
 // goDurations reads a Go duration list ("1m,15m,1h,24h") of the README's

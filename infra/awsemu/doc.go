@@ -1,6 +1,7 @@
 // Package awsemu plays, in process, the two AWS services the local runtime
 // needs beside DynamoDB: Amazon SQS (standard queues, visibility timeouts,
-// delays, retention, redrive policies and message move tasks) and
+// delays, retention, redrive policies, message move tasks, and fair
+// queueing by MessageGroupId as SQS fair queues do, see fair.go) and
 // EventBridge Scheduler (schedule groups and one-shot at() schedules with
 // an SQS target, which it fires).
 //

@@ -31,7 +31,7 @@ func TestMessageAttributesDigest(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sent, err := q.Send("body", tc.attrs, nil)
+			sent, err := q.Send("body", awsemu.SendOptions{Attributes: tc.attrs})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -124,7 +124,7 @@ func (s *SQS) moveOne(t *MoveTask, id string) error {
 	}
 	t.Source.remove(m)
 	now := time.Now()
-	dst.push(&message{id: uuid.NewString(), body: m.body, attrs: m.attrs, md5Body: m.md5Body, md5Attrs: m.md5Attrs, sent: now, visibleAt: now})
+	dst.push(&message{id: uuid.NewString(), body: m.body, attrs: m.attrs, md5Body: m.md5Body, md5Attrs: m.md5Attrs, sent: now, visibleAt: now, group: m.group})
 	t.Moved++
 	return nil
 }

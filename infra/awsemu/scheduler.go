@@ -22,7 +22,10 @@ import (
 const SchedulerTick = 250 * time.Millisecond
 
 // Scheduler is an in-process EventBridge Scheduler: schedule groups and
-// one-shot at() schedules whose target is a queue of an SQS, fired by Run.
+// one-shot at() schedules whose target is a queue of an SQS (the
+// templated target: the queue's ARN, Input the body) or SQS's
+// SendMessage (the universal target sendMessageTarget: Input is the
+// SendMessage request, so it can carry a MessageGroupId), fired by Run.
 type Scheduler struct {
 	sqs *SQS
 	log *slog.Logger
@@ -54,6 +57,10 @@ type FlexibleTimeWindow struct {
 	Mode                   string `json:"Mode"`
 	MaximumWindowInMinutes *int   `json:"MaximumWindowInMinutes,omitempty"`
 }
+
+// sendMessageTarget matches the universal target that calls SQS
+// SendMessage, in any partition.
+var sendMessageTarget = regexp.MustCompile(`^arn:aws[a-z-]*:scheduler:::aws-sdk:sqs:sendMessage$`)
 
 // Target is where a schedule sends its input.
 type Target struct {
@@ -144,8 +151,8 @@ func (sc *Scheduler) check(s *Schedule) error {
 		return validation("FlexibleTimeWindow.Mode must be OFF or FLEXIBLE.")
 	case s.Target.Arn == "" || s.Target.RoleArn == "":
 		return validation("Target needs an Arn and a RoleArn.")
-	case !strings.HasPrefix(s.Target.Arn, "arn:aws:sqs:"):
-		return validation("the local Scheduler sends to SQS queues only, not %s", s.Target.Arn)
+	case !strings.HasPrefix(s.Target.Arn, "arn:aws:sqs:") && !sendMessageTarget.MatchString(s.Target.Arn):
+		return validation("the local Scheduler sends to SQS queues (their ARN, or the universal target arn:aws:scheduler:::aws-sdk:sqs:sendMessage) only, not %s", s.Target.Arn)
 	}
 	at, ok := strings.CutPrefix(s.ScheduleExpression, "at(")
 	if !ok || !strings.HasSuffix(at, ")") {
@@ -267,6 +274,21 @@ func (sc *Scheduler) fireDue(now time.Time) {
 }
 
 func (sc *Scheduler) fire(s *Schedule) error {
+	if sendMessageTarget.MatchString(s.Target.Arn) {
+		var in struct {
+			queueURL
+			sendEntry
+		}
+		if err := json.Unmarshal([]byte(s.Target.Input), &in); err != nil {
+			return fmt.Errorf("the input of an sqs:sendMessage target is not a SendMessage request: %w", err)
+		}
+		q, err := sc.sqs.QueueByURL(in.QueueUrl)
+		if err != nil {
+			return err
+		}
+		_, err = in.send(q)
+		return err
+	}
 	q, err := sc.sqs.QueueByARN(s.Target.Arn)
 	if err != nil {
 		return err
@@ -275,7 +297,7 @@ func (sc *Scheduler) fire(s *Schedule) error {
 	if input == "" {
 		input = "{}"
 	}
-	_, err = q.Send(input, nil, nil)
+	_, err = q.Send(input, SendOptions{})
 	return err
 }
 

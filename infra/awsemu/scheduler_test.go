@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
 func at(t time.Time) *string { return aws.String("at(" + t.UTC().Format("2006-01-02T15:04:05") + ")") }
@@ -145,5 +146,33 @@ func TestSchedulerRefusesWhatItCannotDo(t *testing.T) {
 				t.Errorf("got %T %v, want %T", err, err, tc.want)
 			}
 		})
+	}
+}
+
+// The universal target sqs:sendMessage sends the SendMessage request its
+// input is: to the queue it names, with its MessageGroupId (the templated
+// SQS target has no way to give a standard queue's message a group).
+func TestUniversalSendMessageTargetCarriesTheGroup(t *testing.T) {
+	q, sc, _ := emulator(t)
+	ctx := context.Background()
+	url := createQueue(t, q, "fair-retries", nil)
+	input := `{"QueueUrl":"` + url + `","MessageBody":"retry","MessageGroupId":"prj_1"}`
+	in := schedule("universal", "default", time.Now().Add(-time.Second), "arn:aws:scheduler:::aws-sdk:sqs:sendMessage", input, types.ActionAfterCompletionDelete)
+	if _, err := sc.CreateSchedule(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for deadline := time.Now().Add(10 * time.Second); len(got) == 0 && time.Now().Before(deadline); {
+		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 1, MaxNumberOfMessages: 10,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{"MessageGroupId"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			got = append(got, aws.ToString(m.Body)+" in "+m.Attributes["MessageGroupId"])
+		}
+	}
+	if strings.Join(got, ",") != "retry in prj_1" {
+		t.Fatalf("fired %v, want the body in group prj_1", got)
 	}
 }

@@ -74,7 +74,10 @@ type Queue struct {
 	msgs     []*message // in the order they were sent; deleted ones are nil
 	byID     map[string]*message
 	deleted  int
-	changed  chan struct{} // closed when a message may have become visible
+	changed  chan struct{}      // closed when a message may have become visible
+	tenants  map[string]*tenant // by MessageGroupId, while the group has messages
+	// Recent consumer time spent on all the queue's messages.
+	processing decayed
 }
 
 type message struct {
@@ -86,10 +89,12 @@ type message struct {
 	visibleAt    time.Time
 	receives     int
 	firstReceive time.Time
-	handle       string // of the latest receive
-	index        int    // in Queue.msgs
-	origin       string // the queue whose redrive policy moved it here
-	delayed      bool   // sent with a delay and not received since
+	handle       string    // of the latest receive
+	index        int       // in Queue.msgs
+	origin       string    // the queue whose redrive policy moved it here
+	delayed      bool      // sent with a delay and not received since
+	group        string    // MessageGroupId: the tenant, for fair queueing
+	lastReceive  time.Time // of the latest receive
 }
 
 // MessageAttribute is a message attribute as SQS carries it.
@@ -108,7 +113,8 @@ type Message struct {
 	MD5OfAttrs    string
 	Attributes    map[string]MessageAttribute
 	// System attributes: SenderId, SentTimestamp, ApproximateReceiveCount,
-	// ApproximateFirstReceiveTimestamp.
+	// ApproximateFirstReceiveTimestamp, and MessageGroupId when it was
+	// sent with one.
 	System map[string]string
 }
 
@@ -171,7 +177,7 @@ func (s *SQS) CreateQueue(name string, attrs map[string]string) (*Queue, error) 
 		return q, nil
 	}
 	now := time.Now()
-	q := &Queue{s: s, name: name, created: now, modified: now, attrs: a, byID: map[string]*message{}, changed: make(chan struct{})}
+	q := &Queue{s: s, name: name, created: now, modified: now, attrs: a, byID: map[string]*message{}, changed: make(chan struct{}), tenants: map[string]*tenant{}}
 	s.queues[name] = q
 	return q, nil
 }
@@ -265,10 +271,25 @@ func (q *Queue) notify() {
 	q.changed = make(chan struct{})
 }
 
-// Send puts a message on the queue, visible after delay (nil: the
-// queue's DelaySeconds).
-func (q *Queue) Send(body string, attrs map[string]MessageAttribute, delay *time.Duration) (Sent, error) {
+// SendOptions are a send's optional parameters.
+type SendOptions struct {
+	Attributes map[string]MessageAttribute
+	// Delay hides the message for this long (nil: the queue's
+	// DelaySeconds).
+	Delay *time.Duration
+	// GroupID is the MessageGroupId. On a standard queue it names the
+	// message's tenant for fair queueing (see take); it neither orders
+	// nor locks the group's messages, as it would on a FIFO queue.
+	GroupID string
+}
+
+// Send puts a message on the queue.
+func (q *Queue) Send(body string, o SendOptions) (Sent, error) {
+	attrs, delay := o.Attributes, o.Delay
 	if err := validateMessage(body, attrs); err != nil {
+		return Sent{}, err
+	}
+	if err := validateGroupID(o.GroupID); err != nil {
 		return Sent{}, err
 	}
 	if delay != nil && (*delay < 0 || *delay > MaxDelay) {
@@ -285,7 +306,7 @@ func (q *Queue) Send(body string, attrs map[string]MessageAttribute, delay *time
 		d = *delay
 	}
 	now := time.Now()
-	m := &message{id: uuid.NewString(), body: body, attrs: attrs, md5Body: md5Hex(body), md5Attrs: attributesMD5(attrs), sent: now, visibleAt: now.Add(d), delayed: d > 0}
+	m := &message{id: uuid.NewString(), body: body, attrs: attrs, md5Body: md5Hex(body), md5Attrs: attributesMD5(attrs), sent: now, visibleAt: now.Add(d), delayed: d > 0, group: o.GroupID}
 	q.push(m)
 	return Sent{ID: m.id, MD5OfBody: m.md5Body, MD5OfAttrs: m.md5Attrs}, nil
 }
@@ -295,6 +316,9 @@ func (q *Queue) push(m *message) {
 	m.index = len(q.msgs)
 	q.msgs = append(q.msgs, m)
 	q.byID[m.id] = m
+	if m.group != "" {
+		q.tenant(m.group).lastSent = m.sent
+	}
 	q.notify()
 }
 
@@ -383,25 +407,42 @@ func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Message, error
 
 // take receives up to o.Max visible messages, and returns when the next
 // hidden one becomes visible. The caller holds s.mu.
+//
+// It serves tenants fairly, as SQS fair queues do (see fair.go): the
+// visible messages of quiet tenants first, in the order they were sent;
+// then those of noisy tenants, the tenant with the fewest messages in
+// flight first. Messages without a MessageGroupId are each a tenant of
+// their own, so they are always quiet: a queue without groups is served
+// in send order, as before fair queues.
 func (q *Queue) take(now time.Time, o ReceiveOptions) (got []Message, next time.Time) {
 	visibility := q.attrs.visibility
 	if o.Visibility != nil {
 		visibility = *o.Visibility
 	}
-	for i := 0; i < len(q.msgs) && len(got) < o.Max; i++ {
-		m := q.msgs[i]
-		if m == nil {
-			continue
-		}
-		if now.Sub(m.sent) >= q.attrs.retention {
-			q.remove(m)
-			continue
-		}
-		if m.visibleAt.After(now) {
+	var expired []*message
+	f := newFairness(q, now)
+	for _, m := range q.msgs {
+		switch {
+		case m == nil:
+		case now.Sub(m.sent) >= q.attrs.retention:
+			expired = append(expired, m)
+		case m.visibleAt.After(now):
 			if next.IsZero() || m.visibleAt.Before(next) {
 				next = m.visibleAt
 			}
-			continue
+			f.hidden(m)
+		default:
+			f.visible(m)
+		}
+	}
+	for _, m := range expired {
+		q.remove(m)
+	}
+	f.forgetDrained()
+	for len(got) < o.Max {
+		m := f.pick()
+		if m == nil {
+			break
 		}
 		if rp := q.attrs.redrive; rp != nil && m.receives >= rp.maxReceives {
 			if dlq, ok := q.s.queues[rp.queue]; ok {
@@ -417,15 +458,17 @@ func (q *Queue) take(now time.Time, o ReceiveOptions) (got []Message, next time.
 		if m.firstReceive.IsZero() {
 			m.firstReceive = now
 		}
+		m.lastReceive = now
 		m.visibleAt = now.Add(visibility)
 		m.handle = newHandle(q.name, m.id)
+		f.flying(m)
 		got = append(got, m.received())
 	}
 	return got, next
 }
 
 func (m *message) received() Message {
-	return Message{
+	out := Message{
 		ID: m.id, ReceiptHandle: m.handle, Body: m.body, MD5OfBody: m.md5Body, MD5OfAttrs: m.md5Attrs, Attributes: m.attrs,
 		System: map[string]string{
 			"SenderId":                         "AIDALOCAL",
@@ -434,6 +477,10 @@ func (m *message) received() Message {
 			"ApproximateFirstReceiveTimestamp": strconv.FormatInt(m.firstReceive.UnixMilli(), 10),
 		},
 	}
+	if m.group != "" {
+		out.System["MessageGroupId"] = m.group
+	}
+	return out
 }
 
 // A receipt handle names the queue, the message and one receive of it.
@@ -464,6 +511,7 @@ func (q *Queue) withHandle(handle string, f func(m *message, current bool) error
 func (q *Queue) Delete(handle string) error {
 	return q.withHandle(handle, func(m *message, current bool) error {
 		if current {
+			q.processed(m, time.Now())
 			q.remove(m)
 		}
 		return nil
@@ -495,7 +543,7 @@ func (q *Queue) Purge() {
 	s := q.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q.msgs, q.byID, q.deleted = nil, map[string]*message{}, 0
+	q.msgs, q.byID, q.deleted, q.tenants = nil, map[string]*message{}, 0, map[string]*tenant{}
 	q.notify()
 }
 

@@ -216,6 +216,7 @@ type sendEntry struct {
 	MessageBody       string
 	DelaySeconds      *int
 	MessageAttributes map[string]MessageAttribute
+	MessageGroupId    string
 }
 
 func (e sendEntry) send(q *Queue) (map[string]any, error) {
@@ -224,7 +225,7 @@ func (e sendEntry) send(q *Queue) (map[string]any, error) {
 		d := time.Duration(*e.DelaySeconds) * time.Second
 		delay = &d
 	}
-	sent, err := q.Send(e.MessageBody, e.MessageAttributes, delay)
+	sent, err := q.Send(e.MessageBody, SendOptions{Attributes: e.MessageAttributes, Delay: delay, GroupID: e.MessageGroupId})
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package awsemu_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,17 +27,10 @@ const (
 // clients of it, configured as the functions' are (checksum validation on).
 func emulator(t *testing.T) (*sqs.Client, *scheduler.Client, *awsemu.SQS) {
 	t.Helper()
-	srv := httptest.NewUnstartedServer(nil)
-	base := "http://" + srv.Listener.Addr().String()
-	q := awsemu.NewSQS(base, region, account)
-	sc := awsemu.NewScheduler(q, nil)
-	srv.Config.Handler = awsemu.Handler(q, sc)
-	srv.Start()
-	ctx, cancel := context.WithCancel(context.Background())
-	go sc.Run(ctx)
-	t.Cleanup(func() { cancel(); srv.Close(); q.Close() })
-	sqsc, schedc := clients(base)
-	return sqsc, schedc, q
+	srv := awsemu.StartTestServer(region, account)
+	t.Cleanup(srv.Close)
+	sqsc, schedc := clients(srv.URL)
+	return sqsc, schedc, srv.SQS
 }
 
 func clients(base string) (*sqs.Client, *scheduler.Client) {
@@ -285,6 +277,14 @@ func TestSQSRefusesWhatSQSRefuses(t *testing.T) {
 			_, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("f.fifo"), Attributes: map[string]string{"FifoQueue": "true"}})
 			return err
 		}, "AWS.SimpleQueueService.UnsupportedOperation"},
+		{"MessageGroupId longer than 128", func() error {
+			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x"), MessageGroupId: aws.String(strings.Repeat("g", 129))})
+			return err
+		}, "InvalidParameterValue"},
+		{"MessageGroupId with a space", func() error {
+			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x"), MessageGroupId: aws.String("prj 1")})
+			return err
+		}, "InvalidParameterValue"},
 		{"bad queue name", func() error {
 			_, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("a b")})
 			return err

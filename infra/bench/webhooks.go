@@ -55,41 +55,20 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 		return err
 	}
 	defer rt.Close()
-	raw, err := rt.Invoke(ctx, "AdminFunction", admin.Request{Action: "create_project", Name: "bench"})
+	seeded, err := seedProject(ctx, rt, "bench")
 	if err != nil {
-		return err
-	}
-	var seeded admin.Response
-	if err := jsonUnmarshal(raw, &seeded); err != nil {
 		return err
 	}
 	project := seeded.Project.ID
-	req, _ := http.NewRequest(http.MethodPost, rt.URL+"/public/v1/webhook-endpoints", strings.NewReader(`{"url":"`+receiver.URL+`/hooks","events":["*"]}`))
-	req.Header.Set("Authorization", "Bearer "+seeded.APIKey)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", "01JDQ7X3ZV8N5W2K4R6T9Y1B3Z")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
+	if err := createEndpoint(rt.URL, seeded.APIKey, receiver.URL+"/hooks"); err != nil {
 		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 201 {
-		return fmt.Errorf("create endpoint: %d", resp.StatusCode)
 	}
 	s := store.New(rt.DynamoDB(), dynamotest.TablesOf(rt.Tables()))
 
 	fprintf(out, "\n## Webhook delivery: %d events through stream -> dispatch -> SQS -> deliver, %d deliver pollers (x10 messages)\n\n", cfg.Events, cfg.Pollers)
 	start, cpu := time.Now(), sampleCPU()
-	for i := 0; i < cfg.Events; i += 50 {
-		var plan store.Plan
-		for j := i; j < min(i+50, cfg.Events); j++ {
-			if err := s.AddEvent(&plan, store.NewEvent(project, domain.EventMessageSent, []byte(fmt.Sprintf(`{"id":"msg_%d"}`, j)), time.Now()), ""); err != nil {
-				return err
-			}
-		}
-		if err := s.Commit(ctx, plan); err != nil {
-			return err
-		}
+	if err := writeEvents(ctx, s, project, cfg.Events); err != nil {
+		return err
 	}
 	written := time.Since(start)
 	for received.Load() < int64(cfg.Events) {
@@ -125,4 +104,59 @@ func countOps(ops []string) string {
 		parts = append(parts, fmt.Sprintf("%s %d", o, counts[o]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// seedProject creates a project and its API key through the admin
+// function.
+func seedProject(ctx context.Context, rt *local.Runtime, name string) (admin.Response, error) {
+	var seeded admin.Response
+	raw, err := rt.Invoke(ctx, "AdminFunction", admin.Request{Action: "create_project", Name: name})
+	if err != nil {
+		return seeded, err
+	}
+	return seeded, jsonUnmarshal(raw, &seeded)
+}
+
+// createEndpoint subscribes url to every event type through the API.
+func createEndpoint(base, key, url string) error {
+	status, err := post(base, key, "/public/v1/webhook-endpoints", "01JDQ7X3ZV8N5W2K4R6T9Y1B3Z", `{"url":"`+url+`","events":["*"]}`)
+	if err != nil {
+		return err
+	}
+	if status != http.StatusCreated {
+		return fmt.Errorf("create endpoint: %d", status)
+	}
+	return nil
+}
+
+// post sends a JSON body with an Idempotency-Key and returns the status.
+func post(base, key, path, idempotencyKey, body string) (int, error) {
+	req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", idempotencyKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// writeEvents writes n message.sent events to the outbox, 50 per
+// transaction, as the API would.
+func writeEvents(ctx context.Context, s *store.Store, project string, n int) error {
+	for i := 0; i < n; i += 50 {
+		var plan store.Plan
+		for j := i; j < min(i+50, n); j++ {
+			if err := s.AddEvent(&plan, store.NewEvent(project, domain.EventMessageSent, []byte(fmt.Sprintf(`{"id":"msg_%d"}`, j)), time.Now()), ""); err != nil {
+				return err
+			}
+		}
+		if err := s.Commit(ctx, plan); err != nil {
+			return err
+		}
+	}
+	return nil
 }

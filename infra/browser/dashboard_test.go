@@ -78,6 +78,26 @@ func TestDashboard(t *testing.T) {
 		o.screenshot("overview")
 	})
 
+	t.Run("the overview shows an endpoint's latest health event, as text", func(t *testing.T) {
+		o := sys.owner(t)
+		gone := apitest.NewReceiver(t, func(_ int, _ *http.Request, w http.ResponseWriter) { w.WriteHeader(http.StatusGone) })
+		ep := o.endpoint(gone.URL, nil)
+		o.endpoint(apitest.NewReceiver(t, nil).URL, map[string]any{"events": []string{"webhook_endpoint.disabled"}})
+		o.contact("+79990001002", "Olga")
+		apitest.Eventually(t, 40*time.Second, "the disabled event", func() bool {
+			var page struct {
+				Data []json.RawMessage `json:"data"`
+			}
+			o.api("GET", "/events?type=webhook_endpoint.disabled", nil, &page)
+			return len(page.Data) == 1
+		})
+		o.open("/")
+		row := fmt.Sprintf(`[...document.querySelectorAll('#health tbody tr')].find(r => r.textContent.includes(%s))`, js(ep.ID))
+		o.waitFor(row + `?.querySelector('.health-event') != null`)
+		if got := o.eval(row + `.querySelector('.health-event').textContent`); !strings.HasPrefix(got, "disabled ") || !strings.Contains(got, "the endpoint answered 410 Gone") {
+			t.Fatalf("latest health event %q", got)
+		}
+	})
 	t.Run("chart labels: hours in the owner's time zone, days as the UTC days they count", func(t *testing.T) {
 		// St. John's is UTC-3:30: an hour labelled without its minutes, or
 		// a UTC day labelled with the local date, shows here.

@@ -139,6 +139,7 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		refuseForeignHost(w, req, port)
 		return
 	}
+	r.cfg.Meter.apiRequest()
 	rt, params, ok := match(r.routes, req.Method, req.URL.Path)
 	if !r.throttle.allow(time.Now()) {
 		w.Header().Set("Content-Type", "application/json")
@@ -167,7 +168,9 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	ev := toEvent(req, body, rt, params)
 	ctx, cancel := context.WithTimeout(req.Context(), r.timeout(rt.function))
 	defer cancel()
+	done := r.cfg.Meter.invocation(rt.function)
 	resp, err := r.http[rt.function](ctx, ev)
+	done()
 	if err != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)

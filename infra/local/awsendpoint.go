@@ -164,6 +164,7 @@ func (r *Runtime) functionARN(name string) string {
 // invokeJSON invokes any function of the template with a JSON payload, as
 // Lambda would: the payload is the function's event.
 func (r *Runtime) invokeJSON(ctx context.Context, fn string, payload []byte) ([]byte, error) {
+	defer r.cfg.Meter.invocation(fn)()
 	if h, ok := r.invoke[fn]; ok {
 		return h(ctx, payload)
 	}

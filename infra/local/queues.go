@@ -120,6 +120,9 @@ func (r *Runtime) pollQueue(ctx context.Context, m *sqsMapping) {
 	wait := time.Second
 	for ctx.Err() == nil {
 		msgs, err := q.Receive(ctx, awsemu.ReceiveOptions{Max: min(m.batchSize, awsemu.MaxBatchEntries), Wait: &wait})
+		if err == nil && ctx.Err() == nil {
+			r.cfg.Meter.received(len(msgs), payloadBytes(msgs))
+		}
 		if err != nil || len(msgs) == 0 {
 			if err != nil {
 				r.cfg.Log.Error("local: receive failed", "queue", q.Name(), "error", err.Error())
@@ -132,6 +135,9 @@ func (r *Runtime) pollQueue(ctx context.Context, m *sqsMapping) {
 			ev.Records = append(ev.Records, sqsRecord(msg, q.ARN()))
 		}
 		failed := r.invokeQueue(ctx, m, ev)
+		if len(failed) < len(msgs) {
+			r.cfg.Meter.deletedBatch()
+		}
 		for _, msg := range msgs {
 			if !failed[msg.ID] {
 				_ = q.Delete(msg.ReceiptHandle)
@@ -160,6 +166,7 @@ func (r *Runtime) invokeQueue(ctx context.Context, m *sqsMapping, ev events.SQSE
 	// runtime is stopping.
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.timeout(m.function))
 	defer cancel()
+	defer r.cfg.Meter.invocation(m.function)()
 	resp, err := m.handler(ictx, ev)
 	if ictx.Err() != nil {
 		r.cfg.Log.Warn("local: invocation ran to its deadline; its messages return to the queue", "function", m.function, "timeout", r.timeout(m.function).String())
@@ -176,6 +183,18 @@ func (r *Runtime) invokeQueue(ctx context.Context, m *sqsMapping, ev events.SQSE
 		failed[f.ItemIdentifier] = true
 	}
 	return failed
+}
+
+// payloadBytes is the size of received messages' bodies and attributes.
+func payloadBytes(msgs []awsemu.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Body)
+		for k, v := range m.Attributes {
+			n += len(k) + len(v.DataType) + len(v.StringValue) + len(v.BinaryValue)
+		}
+	}
+	return n
 }
 
 func sqsRecord(msg awsemu.Message, arn string) events.SQSMessage {

@@ -76,6 +76,9 @@ type Config struct {
 	// OnExchange, if set, gets every API request and its answer, read
 	// whole (the tests check them against the OpenAPI document).
 	OnExchange func(Exchange)
+	// Meter, if set, counts what AWS would bill for the invocations, API
+	// requests and queue polls the runtime makes (the price bench).
+	Meter *Meter
 }
 
 // Runtime is a running local system.
@@ -286,6 +289,7 @@ func (r *Runtime) Invoke(ctx context.Context, fn string, payload any) (json.RawM
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout(fn))
 	defer cancel()
+	defer r.cfg.Meter.invocation(fn)()
 	return h(ctx, b)
 }
 

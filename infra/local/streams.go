@@ -195,6 +195,7 @@ func (r *Runtime) callStream(ctx context.Context, m *streamMapping, batch []even
 	}()
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.timeout(m.function))
 	defer cancel()
+	defer r.cfg.Meter.invocation(m.function)()
 	return m.handler(ictx, events.DynamoDBEvent{Records: batch})
 }
 

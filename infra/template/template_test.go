@@ -79,3 +79,39 @@ func TestParseAndResolve(t *testing.T) {
 		t.Errorf("tables = %+v, %v", tables, err)
 	}
 }
+
+func TestMemoryAndArchitecture(t *testing.T) {
+	tp, err := Parse([]byte(`
+Globals:
+  Function:
+    Architectures: [arm64]
+    MemorySize: 256
+Resources:
+  Inherits: { Type: AWS::Serverless::Function, Properties: {} }
+  Own: { Type: AWS::Serverless::Function, Properties: { MemorySize: 512, Architectures: [x86_64] } }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := Parse([]byte("Resources:\n  Bare: { Type: AWS::Serverless::Function, Properties: {} }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		fn     Function
+		memory int
+		arch   string
+	}{
+		{"Globals apply to a function that sets neither", tp.Functions()["Inherits"], 256, "arm64"},
+		{"a function's own settings win over Globals", tp.Functions()["Own"], 512, "x86_64"},
+		{"Lambda's defaults without any: 128 MB, x86_64", none.Functions()["Bare"], 128, "x86_64"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.fn.MemorySize() != c.memory || c.fn.Architecture() != c.arch {
+				t.Errorf("memory %d, architecture %s; want %d, %s", c.fn.MemorySize(), c.fn.Architecture(), c.memory, c.arch)
+			}
+		})
+	}
+}

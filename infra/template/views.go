@@ -54,6 +54,27 @@ func (f Function) Timeout() time.Duration {
 	return 3 * time.Second
 }
 
+// MemorySize is the function's memory in MB (Lambda's default 128 when
+// unset).
+func (f Function) MemorySize() int {
+	switch v := f.Properties["MemorySize"].(type) {
+	case int:
+		return v
+	case float64:
+		return int(v)
+	}
+	return 128
+}
+
+// Architecture is the function's instruction set: "arm64" or "x86_64"
+// (Lambda's default when unset).
+func (f Function) Architecture() string {
+	if a, ok := f.Properties["Architectures"].([]any); ok && len(a) == 1 {
+		return asString(a[0])
+	}
+	return "x86_64"
+}
+
 // Environment returns the function's environment variables, unresolved.
 func (f Function) Environment() map[string]any {
 	return asMap(asMap(f.Properties["Environment"])["Variables"])

@@ -78,6 +78,10 @@ var history = []Entry{
 		Title: "Go SDK 1.2.0: errors that carry the Idempotency-Key, resumable walks",
 		Text:  "Every error is a botix.OperationError with the Idempotency-Key and the attempt count, so a failed call can be re-issued as the same operation (Reissue); deadlines match context.DeadlineExceeded; Retry-After is capped; walks can be stopped at an item and resumed from a saved position; deliveries can be listed by event id. The receiver kit tells a copy that arrives while its event is processing to retry (503) instead of acknowledging it.",
 		Link:  OpenAPIPath},
+	{Slug: "health-events", Version: "API 1.1.0", Kind: "added", Date: date("2026-12-01T16:50:00Z"),
+		Title: "Health events: an endpoint is failing, will be disabled, was disabled, recovered",
+		Text:  "The event types webhook_endpoint.failing, webhook_endpoint.disabling_soon, webhook_endpoint.disabled (with its cause) and webhook_endpoint.recovered tell a project's owner about an endpoint's trouble. Each is sent once per streak of failures to the project's other endpoints that subscribe to it or to *, never to the endpoint it is about, and GET /public/v1/events lists them.",
+		Link:  OpenAPIPath},
 }
 
 func date(s string) time.Time {

@@ -95,6 +95,8 @@ type Option func(*options)
 
 type options struct {
 	dynamo     []func(*dynamodb.Options)
+	sqs        []func(*sqs.Options)
+	scheduler  []func(*scheduler.Options)
 	now        func() time.Time
 	log        *slog.Logger
 	hooks      idempotency.Hooks
@@ -106,6 +108,17 @@ type options struct {
 // counts calls or injects failures).
 func WithDynamoDB(o ...func(*dynamodb.Options)) Option {
 	return func(x *options) { x.dynamo = append(x.dynamo, o...) }
+}
+
+// WithSQS adds options to the SQS client (e.g. a middleware that counts
+// requests).
+func WithSQS(o ...func(*sqs.Options)) Option {
+	return func(x *options) { x.sqs = append(x.sqs, o...) }
+}
+
+// WithScheduler adds options to the EventBridge Scheduler client.
+func WithScheduler(o ...func(*scheduler.Options)) Option {
+	return func(x *options) { x.scheduler = append(x.scheduler, o...) }
 }
 
 // WithClock replaces the wall clock.
@@ -253,12 +266,12 @@ func (c *core) guard() webhook.Guard {
 }
 
 func (c *core) sqs() *sqs.Client {
-	return sqs.NewFromConfig(c.aws, func(o *sqs.Options) {
+	return sqs.NewFromConfig(c.aws, append([]func(*sqs.Options){func(o *sqs.Options) {
 		o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SQS")
 		if c.opts.calls != nil {
 			o.APIOptions = append(o.APIOptions, recordCalls(c.opts.calls))
 		}
-	})
+	}}, c.opts.sqs...)...)
 }
 
 // queue is the delivery queue of this function's environment.
@@ -267,12 +280,12 @@ func (c *core) queue() *awsqueue.Queue {
 }
 
 func (c *core) scheduler() *scheduler.Client {
-	return scheduler.NewFromConfig(c.aws, func(o *scheduler.Options) {
+	return scheduler.NewFromConfig(c.aws, append([]func(*scheduler.Options){func(o *scheduler.Options) {
 		o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SCHEDULER")
 		if c.opts.calls != nil {
 			o.APIOptions = append(o.APIOptions, recordCalls(c.opts.calls))
 		}
-	})
+	}}, c.opts.scheduler...)...)
 }
 
 // invoke adapts a typed handler to InvokeHandler. Errors keep their public

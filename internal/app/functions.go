@@ -207,9 +207,10 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 		q.DeadLetterURL = c.env.required(EnvDeadLetterQueueURL)
 		d := &webhook.Deliverer{
 			Deliveries: c.store.Deliveries(), Endpoints: c.store.Endpoints(), Queue: q,
-			Scheduler: &awsqueue.Scheduler{Client: c.scheduler(), Group: c.env.required(EnvScheduleGroup), QueueARN: c.env.required(EnvDeliveryQueueARN), RoleARN: c.env.required(EnvSchedulerRoleARN)},
+			Scheduler: &awsqueue.Scheduler{Client: c.scheduler(), Group: c.env.required(EnvScheduleGroup), QueueURL: c.env.required(EnvDeliveryQueueURL), QueueARN: c.env.required(EnvDeliveryQueueARN), RoleARN: c.env.required(EnvSchedulerRoleARN)},
 			Poster:    webhook.NewSender(c.guard(), c.env.duration(EnvConnectTimeout), c.env.duration(EnvReadTimeout)),
 			Config:    cfg, Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now,
+			Announcer: &webhook.Announcer{Events: c.store.HealthEvents(), Log: c.log},
 		}
 		consumer := &awsqueue.Consumer{Handle: d.HandleBatch, SQS: q.SQS, QueueURL: q.URL, Log: c.log}
 		return consumer.HandleBatch

@@ -6,9 +6,11 @@ package awsqueue
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,6 +38,27 @@ var (
 // sendConcurrency bounds the parallel SendMessageBatch calls of Enqueue.
 const sendConcurrency = 16
 
+// messageInput is the one way a delivery message is sent to a queue: its
+// body, visible after delay, and MessageGroupId = the project, so that
+// the standard queue is a fair queue with a tenant per project (one
+// project's backlog does not delay another's deliveries; FIFO semantics
+// do not apply to a standard queue's groups).
+func messageInput(queueURL string, m webhook.Message, delay time.Duration) *sqs.SendMessageInput {
+	return &sqs.SendMessageInput{
+		QueueUrl: aws.String(queueURL), MessageBody: aws.String(m.String()),
+		MessageGroupId: aws.String(m.ProjectID), DelaySeconds: int32(delay / time.Second),
+	}
+}
+
+// batchEntry is the message messageInput built, as entry id of a
+// SendMessageBatch.
+func batchEntry(id string, in *sqs.SendMessageInput) sqstypes.SendMessageBatchRequestEntry {
+	return sqstypes.SendMessageBatchRequestEntry{
+		Id: aws.String(id), MessageBody: in.MessageBody, MessageGroupId: in.MessageGroupId,
+		DelaySeconds: in.DelaySeconds, MessageAttributes: in.MessageAttributes,
+	}
+}
+
 // Enqueue implements webhook.Queue: ten messages per SendMessageBatch,
 // calls in parallel.
 func (q *Queue) Enqueue(ctx context.Context, msgs []webhook.Message) []error {
@@ -50,7 +73,7 @@ func (q *Queue) Enqueue(ctx context.Context, msgs []webhook.Message) []error {
 			defer func() { <-sem; wg.Done() }()
 			entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
 			for k, m := range chunk {
-				entries[k] = sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(k)), MessageBody: aws.String(m.String())}
+				entries[k] = batchEntry(strconv.Itoa(k), messageInput(q.URL, m, 0))
 			}
 			out, err := q.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.URL), Entries: entries})
 			if err != nil {
@@ -72,14 +95,13 @@ func (q *Queue) Enqueue(ctx context.Context, msgs []webhook.Message) []error {
 // DeadLetter implements webhook.Queue. The project, endpoint and event
 // type are also message attributes, for people filtering the queue.
 func (q *Queue) DeadLetter(ctx context.Context, m webhook.Message) error {
-	_, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{
-		QueueUrl: aws.String(q.DeadLetterURL), MessageBody: aws.String(m.String()),
-		MessageAttributes: map[string]sqstypes.MessageAttributeValue{
-			"project_id":  {DataType: aws.String("String"), StringValue: aws.String(m.ProjectID)},
-			"endpoint_id": {DataType: aws.String("String"), StringValue: aws.String(m.EndpointID)},
-			"event_type":  {DataType: aws.String("String"), StringValue: aws.String(m.EventType)},
-		},
-	})
+	in := messageInput(q.DeadLetterURL, m, 0)
+	in.MessageAttributes = map[string]sqstypes.MessageAttributeValue{
+		"project_id":  {DataType: aws.String("String"), StringValue: aws.String(m.ProjectID)},
+		"endpoint_id": {DataType: aws.String("String"), StringValue: aws.String(m.EndpointID)},
+		"event_type":  {DataType: aws.String("String"), StringValue: aws.String(m.EventType)},
+	}
+	_, err := q.SQS.SendMessage(ctx, in)
 	return err
 }
 
@@ -99,9 +121,14 @@ func (q *Queue) Receive(ctx context.Context, max int, hold time.Duration) ([]web
 	return out, nil
 }
 
-// Requeue implements webhook.DeadLetters.
+// Requeue implements webhook.DeadLetters. A body that is not a delivery
+// message is refused (the redriver leaves those to a human).
 func (q *Queue) Requeue(ctx context.Context, l webhook.DeadLetter) error {
-	if _, err := q.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(l.Body)}); err != nil {
+	m, err := webhook.ParseMessage(l.Body)
+	if err != nil {
+		return fmt.Errorf("awsqueue: requeue: not a delivery message: %w", err)
+	}
+	if _, err := q.SQS.SendMessage(ctx, messageInput(q.URL, m, 0)); err != nil {
 		return err
 	}
 	return q.Delete(ctx, l)
@@ -125,9 +152,19 @@ func (q *Queue) Release(ctx context.Context, ls []webhook.DeadLetter) error {
 
 // Scheduler schedules retries as EventBridge Scheduler one-shot schedules
 // whose target puts the message on the delivery queue.
+//
+// The target is Scheduler's universal target for SQS SendMessage, whose
+// input is the request messageInput builds: Scheduler's templated SQS
+// target passes a MessageGroupId (SqsParameters) for FIFO queues only,
+// and a retry without the project's group would escape the fair queue's
+// noisy-neighbour protection. The role needs sqs:SendMessage on the
+// queue either way.
 type Scheduler struct {
-	Client   *scheduler.Client
-	Group    string
+	Client *scheduler.Client
+	Group  string
+	// QueueURL and QueueARN name the delivery queue; the ARN gives the
+	// partition of the target.
+	QueueURL string
 	QueueARN string
 	// RoleARN is the role Scheduler assumes to send to the queue.
 	RoleARN string
@@ -139,18 +176,44 @@ var _ webhook.Scheduler = (*Scheduler)(nil)
 // delivery, round and attempt (so creating it twice is a harmless
 // conflict), deleted after it fires.
 func (s *Scheduler) Schedule(ctx context.Context, m webhook.Message, at time.Time) error {
-	_, err := s.Client.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
+	input, err := sendMessageRequest(messageInput(s.QueueURL, m, 0))
+	if err != nil {
+		return err
+	}
+	_, err = s.Client.CreateSchedule(ctx, &scheduler.CreateScheduleInput{
 		Name:                       aws.String(fmt.Sprintf("%s-r%d-a%d", m.DeliveryID, m.Round, m.Attempt)),
 		GroupName:                  aws.String(s.Group),
 		ScheduleExpression:         aws.String("at(" + at.UTC().Format("2006-01-02T15:04:05") + ")"),
 		ScheduleExpressionTimezone: aws.String("UTC"),
 		FlexibleTimeWindow:         &schedtypes.FlexibleTimeWindow{Mode: schedtypes.FlexibleTimeWindowModeOff},
 		ActionAfterCompletion:      schedtypes.ActionAfterCompletionDelete,
-		Target:                     &schedtypes.Target{Arn: aws.String(s.QueueARN), RoleArn: aws.String(s.RoleARN), Input: aws.String(m.String())},
+		Target:                     &schedtypes.Target{Arn: aws.String(sendMessageTarget(s.QueueARN)), RoleArn: aws.String(s.RoleARN), Input: aws.String(input)},
 	})
 	var conflict *schedtypes.ConflictException
 	if errors.As(err, &conflict) {
 		return nil
 	}
 	return err
+}
+
+// sendMessageTarget is the ARN of Scheduler's universal target that calls
+// SQS SendMessage, in the partition of the queue's ARN.
+func sendMessageTarget(queueARN string) string {
+	partition := "aws"
+	if parts := strings.SplitN(queueARN, ":", 3); len(parts) == 3 && parts[0] == "arn" {
+		partition = parts[1]
+	}
+	return "arn:" + partition + ":scheduler:::aws-sdk:sqs:sendMessage"
+}
+
+// sendMessageRequest is a SendMessage request as a universal target's
+// input: the API's parameters by their names.
+func sendMessageRequest(in *sqs.SendMessageInput) (string, error) {
+	b, err := json.Marshal(struct {
+		QueueUrl       string
+		MessageBody    string
+		MessageGroupId string `json:",omitempty"`
+		DelaySeconds   int32  `json:",omitempty"`
+	}{aws.ToString(in.QueueUrl), aws.ToString(in.MessageBody), aws.ToString(in.MessageGroupId), in.DelaySeconds})
+	return string(b), err
 }

@@ -11,8 +11,23 @@ const (
 	EventWebhookTest     = "webhook.test"
 )
 
+// Health event types: what the deliver function tells a project's owner
+// about one of its webhook endpoints (internal/webhook/health.go decides
+// when). They go to the project's other endpoints, never to the endpoint
+// they are about.
+const (
+	EventEndpointFailing       = "webhook_endpoint.failing"
+	EventEndpointDisablingSoon = "webhook_endpoint.disabling_soon"
+	EventEndpointDisabled      = "webhook_endpoint.disabled"
+	EventEndpointRecovered     = "webhook_endpoint.recovered"
+)
+
+// HealthEventTypes lists the health event types, in the order a failing
+// endpoint can go through them.
+var HealthEventTypes = []string{EventEndpointFailing, EventEndpointDisablingSoon, EventEndpointDisabled, EventEndpointRecovered}
+
 // EventTypes lists every event type a webhook endpoint may subscribe to.
-var EventTypes = []string{EventContactCreated, EventMessageSent, EventCatalogImported, EventScenarioStarted, EventWebhookTest}
+var EventTypes = append([]string{EventContactCreated, EventMessageSent, EventCatalogImported, EventScenarioStarted, EventWebhookTest}, HealthEventTypes...)
 
 // Event is an outbox event: written in the same transaction as the business
 // change it describes, then fanned out to webhooks and kept for polling.

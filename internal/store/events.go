@@ -6,6 +6,7 @@ import (
 
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/webhook"
 )
 
 // EventRetention is how long outbox events stay readable through the event
@@ -31,7 +32,9 @@ type eventItem struct {
 	Data string `dynamodbav:"data"`
 	// TargetEndpoint restricts the fan-out to one endpoint (webhook.test).
 	TargetEndpoint string `dynamodbav:"target_endpoint_id,omitempty"`
-	ExpiresAt      int64  `dynamodbav:"expires_at"`
+	// AboutEndpoint keeps a health event from the endpoint it is about.
+	AboutEndpoint string `dynamodbav:"about_endpoint_id,omitempty"`
+	ExpiresAt     int64  `dynamodbav:"expires_at"`
 }
 
 // NewEvent mints an outbox event of type typ about data, created now.
@@ -42,6 +45,13 @@ func NewEvent(project, typ string, data []byte, now time.Time) domain.Event {
 // AddEvent adds the outbox write of ev to the plan, so that the event
 // exists if and only if the business change it describes commits.
 func (s *Store) AddEvent(p *Plan, ev domain.Event, targetEndpoint string) error {
+	return s.addEvent(p, webhook.Outgoing{Event: &ev, TargetEndpoint: targetEndpoint})
+}
+
+// addEvent adds the outbox write of an outgoing event, its target or the
+// endpoint it is about kept for the dispatcher.
+func (s *Store) addEvent(p *Plan, o webhook.Outgoing) error {
+	ev := o.Event
 	u, err := ids.Parse(ids.Event, ev.ID)
 	if err != nil {
 		return err
@@ -49,7 +59,7 @@ func (s *Store) AddEvent(p *Plan, ev domain.Event, targetEndpoint string) error 
 	w, err := put(s.Tables.Data, eventItem{
 		PK: scoped(ev.ProjectID, "EVT"), SK: u.String(), GSI1PK: eventTypePK(ev.ProjectID, ev.Type), GSI1SK: u.String(),
 		Entity: EntityEvent, ID: ev.ID, Type: ev.Type, CreatedAt: ev.CreatedAt, ProjectID: ev.ProjectID,
-		Data: string(ev.Data), TargetEndpoint: targetEndpoint,
+		Data: string(ev.Data), TargetEndpoint: o.TargetEndpoint, AboutEndpoint: o.About,
 		ExpiresAt: ids.Time(u).Add(EventRetention).Unix(),
 	}, "attribute_not_exists(pk)")
 	if err != nil {

@@ -69,7 +69,7 @@ func DecodeOutgoing(image map[string]types.AttributeValue) (out webhook.Outgoing
 			return out, false, err
 		}
 		ev := it.event()
-		return webhook.Outgoing{Event: &ev, TargetEndpoint: it.TargetEndpoint}, true, nil
+		return webhook.Outgoing{Event: &ev, TargetEndpoint: it.TargetEndpoint, About: it.AboutEndpoint}, true, nil
 	case EntityDeliveryRequest:
 		var it deliveryRequestItem
 		if err := attributevalue.UnmarshalMap(image, &it); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -39,6 +38,8 @@ type Deliverer struct {
 	Log        *slog.Logger
 	Hooks      Hooks
 	Now        func() time.Time
+	// Announcer sends the health events (nil: none are sent).
+	Announcer *Announcer
 
 	cache endpointCache
 }
@@ -208,10 +209,11 @@ func (d *Deliverer) post(ctx context.Context, rec Delivery, ep Endpoint, url str
 	return requestID, d.Poster.Post(ctx, url, []byte(rec.Payload), headers), nil
 }
 
-// health updates the endpoint's success/failure record and disables an
-// endpoint that answered 410 or has failed for AutoDisableAfter. A success
-// after a recent success is not written (last_success_at is precise to a
-// minute), which keeps a healthy delivery at two writes.
+// health updates the endpoint's success/failure record, disables an
+// endpoint that answered 410 or has failed for AutoDisableAfter, and
+// announces the health events that are due (health.go). A success after a
+// recent success is not written (last_success_at is precise to a minute),
+// which keeps a healthy delivery at two writes and no health event.
 func (d *Deliverer) health(ctx context.Context, project string, ep Endpoint, decision Decision, now time.Time) {
 	var err error
 	switch decision.Verdict {
@@ -219,21 +221,11 @@ func (d *Deliverer) health(ctx context.Context, project string, ep Endpoint, dec
 		if ep.ConsecutiveFailures == 0 && recent(ep.LastSuccessAt, now, time.Minute) {
 			return
 		}
-		ep, err = d.Endpoints.RecordSuccess(ctx, project, ep.ID, now)
+		ep, err = d.Announcer.afterSuccess(ctx, d.Endpoints, project, ep, now)
 	default:
 		ep, err = d.Endpoints.RecordFailure(ctx, project, ep.ID, now)
-		if err == nil && ep.Enabled {
-			reason := ""
-			switch {
-			case decision.Verdict == DeadAndDisable:
-				reason = "the endpoint answered 410 Gone"
-			case ep.FailingSince != "" && !recent(ep.FailingSince, now, d.Config.AutoDisableAfter):
-				reason = fmt.Sprintf("every delivery failed for %s (since %s)", d.Config.AutoDisableAfter, ep.FailingSince)
-			}
-			if reason != "" {
-				err = d.Endpoints.Disable(ctx, project, ep.ID, reason, now)
-				ep.Enabled, ep.DisabledReason = false, reason
-			}
+		if err == nil {
+			ep, err = d.Announcer.afterFailure(ctx, d.Endpoints, project, ep, decision, now, d.Config.AutoDisableAfter)
 		}
 	}
 	if err != nil {

@@ -139,12 +139,13 @@ func (e Endpoint) Patch(in EndpointInput, now time.Time) Endpoint {
 }
 
 // Targets reports whether the endpoint receives an outgoing event: named
-// by it (webhook.test), or enabled and subscribed to its type.
+// by it (webhook.test), or enabled, subscribed to its type, and not the
+// endpoint a health event is about (its trouble goes to the others).
 func (e Endpoint) Targets(o Outgoing) bool {
 	if o.TargetEndpoint != "" {
 		return o.TargetEndpoint == e.ID
 	}
-	return e.Enabled && e.Subscribed(o.Event.Type)
+	return e.Enabled && e.ID != o.About && e.Subscribed(o.Event.Type)
 }
 
 // Subscribed reports whether the endpoint receives events of type typ.

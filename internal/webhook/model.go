@@ -337,7 +337,10 @@ func AttemptHour(a Attempt, now time.Time) time.Time {
 type Outgoing struct {
 	Event          *domain.Event
 	TargetEndpoint string
-	Request        *DeliveryRequest
+	// About names the endpoint a health event is about, which never
+	// receives it.
+	About   string
+	Request *DeliveryRequest
 }
 
 // Message is the body of a delivery queue message, of a scheduled retry's

@@ -24,6 +24,7 @@ func TestFakesMeetTheContracts(t *testing.T) {
 		webhooktest.TestDeliveries(t, func(*testing.T) webhook.Deliveries { return &webhooktest.Deliveries{} })
 	})
 	t.Run("endpoints", func(t *testing.T) { webhooktest.TestEndpoints(t, webhooktest.NewEndpointsHarness) })
+	t.Run("health events", func(t *testing.T) { webhooktest.TestHealthEvents(t, webhooktest.NewHealthHarness) })
 }
 
 const project = "prj_01JDQ7X3ZV8N5W2K4R6T9Y1B3C"

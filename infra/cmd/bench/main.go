@@ -21,7 +21,13 @@ func main() {
 	soak := flag.Duration("soak", time.Minute, "how long the soak runs")
 	clients := flag.Int("clients", 16, "concurrent clients of the soak")
 	failShare := flag.Float64("fail", 0.2, "share of webhook requests the soak's receiver fails")
-	only := flag.String("only", "", "run one benchmark: pagination, webhooks or soak")
+	priceUnits := flag.Int("price-units", 1000, "webhooks per webhook scenario and POSTs of the price benchmark")
+	pricePollers := flag.Int("price-pollers", 2, "concurrent deliver invocations of the price benchmark (few, so that DynamoDB Local's queueing inflates the billed duration less)")
+	flood := flag.Int("flood", 10000, "events of the noisy-neighbour benchmark's flooding project")
+	slow := flag.Duration("slow", 200*time.Millisecond, "how long the flooding project's receiver takes per request")
+	quiet := flag.Int("quiet", 200, "events of the noisy-neighbour benchmark's quiet project")
+	quietEvery := flag.Duration("quiet-every", 100*time.Millisecond, "the quiet project's pace: one event per this long (well below the local pipeline's capacity, so that B alone is not queued behind itself)")
+	only := flag.String("only", "", "run one benchmark: pagination, webhooks, noisy, soak or price")
 	flag.Parse()
 	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
 	if endpoint == "" {
@@ -35,8 +41,21 @@ func main() {
 			os.Exit(1)
 		}
 	}
+	if *only == "" || *only == "noisy" {
+		cfg := bench.NoisyConfig{Flood: *flood, Slow: *slow, Quiet: *quiet, QuietEvery: *quietEvery, Pollers: *pollers}
+		if err := bench.Noisy(ctx, endpoint, cfg, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
 	if *only == "" || *only == "soak" {
 		if err := bench.Soak(ctx, endpoint, bench.SoakConfig{Duration: *soak, Clients: *clients, FailShare: *failShare}, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+	if *only == "" || *only == "price" {
+		if err := bench.Price(ctx, endpoint, bench.PriceConfig{Units: *priceUnits, Pollers: *pricePollers}, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

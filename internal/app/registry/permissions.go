@@ -55,9 +55,10 @@ var Permissions = map[string][]app.Permission{
 	"DispatchFunction": append(append(write("DataTable", "Query"), write("DeliveriesTable", "PutItem")...),
 		app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"},
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"}),
-	// Endpoints (and their health) live in the data table; deliveries and
-	// attempt logs in the deliveries table.
-	"DeliverFunction": append(append(write("DataTable", "GetItem", "UpdateItem"), write("DeliveriesTable", "GetItem", "PutItem", "UpdateItem")...),
+	// Endpoints (and their health) live in the data table, with the health
+	// events the function writes; deliveries and attempt logs in the
+	// deliveries table.
+	"DeliverFunction": append(append(write("DataTable", "GetItem", "PutItem", "UpdateItem", "ConditionCheckItem"), write("DeliveriesTable", "GetItem", "PutItem", "UpdateItem")...),
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeadLetterQueue"},
 		// Deferrals (no capacity at the endpoint) and short slow-downs.
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"},

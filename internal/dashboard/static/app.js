@@ -374,8 +374,8 @@ function overview() {
   const body = el('div', {}, el('p', { class: 'muted' }, 'Loading…'));
   view().append(body);
   load(token, async () => {
-    const [eps, hourly, daily] = await Promise.all([
-      endpointsList(true), get('/webhook-deliveries/stats?granularity=hour'), get('/webhook-deliveries/stats?granularity=day')]);
+    const [eps, hourly, daily, health] = await Promise.all([
+      endpointsList(true), get('/webhook-deliveries/stats?granularity=hour'), get('/webhook-deliveries/stats?granularity=day'), latestHealth()]);
     const perEndpoint = await Promise.all(eps.slice(0, 50).map(ep =>
       get('/webhook-deliveries/stats?granularity=hour&endpoint_id=' + ep.id).then(s => s.totals, () => null)));
     if (!current(token)) return;
@@ -386,7 +386,7 @@ function overview() {
       el('h2', {}, 'Endpoints'),
       eps.length === 0
         ? el('p', {}, 'No webhook endpoints yet. ', link('/endpoints', 'Add one'), '.')
-        : endpointHealth(eps, perEndpoint));
+        : endpointHealth(eps, perEndpoint, health));
   });
 }
 
@@ -396,7 +396,35 @@ function successRate(t) {
   return all === 0 ? 'no attempts' : `${(100 * t.delivered / all).toFixed(1)} % of ${all}`;
 }
 
-function endpointHealth(eps, totals) {
+// HEALTH_TYPES are the health event types: what the deliver function
+// tells the owner about an endpoint (webhook_endpoint.failing, ...).
+const HEALTH_PREFIX = 'webhook_endpoint.';
+const HEALTH_TYPES = EVENT_TYPES.filter(t => t.startsWith(HEALTH_PREFIX));
+
+// latestHealth returns the newest health event of each endpoint, by
+// endpoint id: the first page of each health type (newest first). A type
+// that cannot be read shows nothing rather than failing the overview.
+async function latestHealth() {
+  const pages = await Promise.all(HEALTH_TYPES.map(t =>
+    get('/events?cursor_limit=100&type=' + encodeURIComponent(t)).then(p => p.data, () => [])));
+  const latest = {};
+  for (const ev of pages.flat()) {
+    const id = ev.data && ev.data.endpoint_id;
+    if (id && (!latest[id] || ev.created_at > latest[id].created_at)) latest[id] = ev;
+  }
+  return latest;
+}
+
+// healthEvent shows a health event as text: its kind, when, and the cause.
+function healthEvent(ev) {
+  if (!ev) return el('span', { class: 'muted' }, '—');
+  const d = ev.data || {};
+  const cause = d.disabled_reason || (d.disable_at ? ['to be disabled from ', fmtTime(d.disable_at)] : d.last_error_class);
+  return el('span', { class: 'health-event' }, ev.type.slice(HEALTH_PREFIX.length).replace('_', ' '), ' ', fmtTime(ev.created_at),
+    cause ? el('div', { class: 'muted' }, cause) : null);
+}
+
+function endpointHealth(eps, totals, health) {
   const rows = eps.map((ep, i) => el('tr', {},
     el('td', { class: 'wrap' }, ep.url, el('div', { class: 'muted mono' }, ep.id), ep.description ? el('div', { class: 'muted' }, ep.description) : null),
     el('td', {}, badge(ep.enabled ? 'enabled' : 'disabled'), ep.disabled_reason ? el('div', { class: 'muted' }, ep.disabled_reason) : null),
@@ -404,9 +432,10 @@ function endpointHealth(eps, totals) {
     el('td', {}, ep.failing_since ? fmtTime(ep.failing_since) : el('span', { class: 'muted' }, '—')),
     el('td', { class: 'num' }, String(ep.consecutive_failures || 0)),
     el('td', { class: 'num' }, successRate(totals[i])),
+    el('td', {}, healthEvent(health[ep.id])),
     el('td', {}, link('/deliveries?endpoint_id=' + ep.id, 'Deliveries'))));
   return el('div', { class: 'table-wrap' }, el('table', { id: 'health' },
-    el('thead', {}, el('tr', {}, ['Endpoint', 'State', 'Last success', 'Failing since', 'Consecutive failures', 'Success rate (24 h)', ''].map(h => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ['Endpoint', 'State', 'Last success', 'Failing since', 'Consecutive failures', 'Success rate (24 h)', 'Latest health event', ''].map(h => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, rows)));
 }
 

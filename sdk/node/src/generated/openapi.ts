@@ -595,6 +595,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.failing
+         * @description An endpoint of the project started failing: 3 failed attempts in a row, over at least 15 minutes. A health event: sent once per streak of failures (named by data.failing_since) to every other enabled endpoint subscribed to webhook_endpoint.failing (or *), never to the endpoint it is about.
+         */
+        post: operations["webhookWebhookEndpointFailingEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabling_soon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabling_soon
+         * @description A failing endpoint will be disabled within 24 h (data.disable_at) unless a delivery succeeds: its streak of failures nears the auto-disable period (by default every delivery failed for 5 days). A health event: sent once per streak to every other enabled endpoint subscribed to webhook_endpoint.disabling_soon (or *), never to the endpoint it is about.
+         */
+        post: operations["webhookWebhookEndpointDisablingSoonEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description The deliver function disabled an endpoint: it answered 410 Gone (data.disabled_cause gone), or every delivery failed for the auto-disable period (failing). A health event: sent once, with the disable itself, to every other enabled endpoint subscribed to webhook_endpoint.disabled (or *), never to the endpoint it is about.
+         */
+        post: operations["webhookWebhookEndpointDisabledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.recovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.recovered
+         * @description An endpoint announced as failing delivered again (a 2xx). A health event: sent once per streak that had its webhook_endpoint.failing, to every other enabled endpoint subscribed to webhook_endpoint.recovered (or *), never to the endpoint it is about.
+         */
+        post: operations["webhookWebhookEndpointRecoveredEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -612,7 +692,7 @@ export interface components {
         DeliveryID: string;
         InspectorID: string;
         /** @enum {string} */
-        EventType: "contact.created" | "message.sent" | "catalog.imported" | "scenario.started" | "webhook.test";
+        EventType: "contact.created" | "message.sent" | "catalog.imported" | "scenario.started" | "webhook.test" | "webhook_endpoint.failing" | "webhook_endpoint.disabling_soon" | "webhook_endpoint.disabled" | "webhook_endpoint.recovered";
         /** @enum {string} */
         MessageStatus: "queued" | "sent" | "delivered" | "failed";
         /**
@@ -1038,7 +1118,7 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             project_id: string;
             /** @description The object the event is about (see the webhooks for each type). */
-            data: components["schemas"]["Contact"] | components["schemas"]["Message"] | components["schemas"]["CatalogImport"] | components["schemas"]["ScenarioRun"] | components["schemas"]["WebhookTestData"];
+            data: components["schemas"]["Contact"] | components["schemas"]["Message"] | components["schemas"]["CatalogImport"] | components["schemas"]["ScenarioRun"] | components["schemas"]["WebhookTestData"] | components["schemas"]["WebhookEndpointHealth"];
         };
         EventBase: {
             id: components["schemas"]["EventID"];
@@ -1059,6 +1139,50 @@ export interface components {
             };
             /** @constant */
             thin: true;
+        };
+        /** @description The body of a webhook_endpoint.failing webhook (and of the event when polled). */
+        WebhookEndpointFailingEvent: components["schemas"]["EventBase"] & {
+            /** @constant */
+            type?: "webhook_endpoint.failing";
+            data?: components["schemas"]["WebhookEndpointHealth"] & unknown;
+        };
+        /** @description The body of a webhook_endpoint.disabling_soon webhook (and of the event when polled). */
+        WebhookEndpointDisablingSoonEvent: components["schemas"]["EventBase"] & {
+            /** @constant */
+            type?: "webhook_endpoint.disabling_soon";
+            data?: components["schemas"]["WebhookEndpointHealth"] & unknown;
+        };
+        /** @description The body of a webhook_endpoint.disabled webhook (and of the event when polled). */
+        WebhookEndpointDisabledEvent: components["schemas"]["EventBase"] & {
+            /** @constant */
+            type?: "webhook_endpoint.disabled";
+            data?: components["schemas"]["WebhookEndpointHealth"] & unknown;
+        };
+        /** @description The body of a webhook_endpoint.recovered webhook (and of the event when polled). */
+        WebhookEndpointRecoveredEvent: components["schemas"]["EventBase"] & {
+            /** @constant */
+            type?: "webhook_endpoint.recovered";
+            data?: components["schemas"]["WebhookEndpointHealth"] & unknown;
+        };
+        /** @description The data of a health event: the endpoint it is about, its streak of failures, and what the type adds. */
+        WebhookEndpointHealth: {
+            id: components["schemas"]["WebhookEndpointID"];
+            endpoint_id: components["schemas"]["WebhookEndpointID"];
+            url: string;
+            /** @description When the streak of failed attempts began; with the endpoint and the type it names the event, which is sent once. */
+            failing_since: components["schemas"]["Timestamp"];
+            consecutive_failures?: number;
+            last_failure_at?: components["schemas"]["Timestamp"];
+            /** @description The last failed attempt's class, as in a delivery's last_error_class (http_503, read_timeout, dns, ...). */
+            last_error_class?: string;
+            /** @description The earliest time the endpoint is disabled (the first failed attempt after it disables it). */
+            disable_at?: components["schemas"]["Timestamp"];
+            disabled_at?: components["schemas"]["Timestamp"];
+            /** @enum {string} */
+            disabled_cause?: "gone" | "failing";
+            /** @description The reason the endpoint shows (disabled_reason). */
+            disabled_reason?: string;
+            recovered_at?: components["schemas"]["Timestamp"];
         };
         WebhookTestData: {
             id: components["schemas"]["WebhookEndpointID"];
@@ -2978,6 +3102,150 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookTestEvent"] | components["schemas"]["ThinEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; 5xx, 429 (after its Retry-After) and no answer in time are retried; 410 ends the delivery and disables the endpoint; any other status ends it (dead). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookWebhookEndpointFailingEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks - the event id, the same on every attempt; de-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks - unix seconds of this attempt; refuse it when more than 5 minutes off. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks - space-separated v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one per active secret, newest first (after a rotation the new secret's and the previous one's for 24 h). Accept the request when any entry verifies with a secret you hold. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Hex HMAC-SHA256 of the body, one per active secret, newest first, joined by "," without spaces - a single hex value with one secret; after a rotation the new secret's and then the previous one's for 24 h. It carries no timestamp - verify webhook-signature; a request whose webhook-signature verifies needs nothing from this header. */
+                "X-Botix-Signature": components["parameters"]["BotixSignature"];
+                "X-Botix-Event": components["parameters"]["BotixEvent"];
+                /** @description This attempt's id (new on every attempt; in the delivery's attempt log). */
+                "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
+                /** @description The attempt's number across rounds, from 1. */
+                "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointFailingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; 5xx, 429 (after its Retry-After) and no answer in time are retried; 410 ends the delivery and disables the endpoint; any other status ends it (dead). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookWebhookEndpointDisablingSoonEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks - the event id, the same on every attempt; de-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks - unix seconds of this attempt; refuse it when more than 5 minutes off. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks - space-separated v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one per active secret, newest first (after a rotation the new secret's and the previous one's for 24 h). Accept the request when any entry verifies with a secret you hold. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Hex HMAC-SHA256 of the body, one per active secret, newest first, joined by "," without spaces - a single hex value with one secret; after a rotation the new secret's and then the previous one's for 24 h. It carries no timestamp - verify webhook-signature; a request whose webhook-signature verifies needs nothing from this header. */
+                "X-Botix-Signature": components["parameters"]["BotixSignature"];
+                "X-Botix-Event": components["parameters"]["BotixEvent"];
+                /** @description This attempt's id (new on every attempt; in the delivery's attempt log). */
+                "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
+                /** @description The attempt's number across rounds, from 1. */
+                "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisablingSoonEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; 5xx, 429 (after its Retry-After) and no answer in time are retried; 410 ends the delivery and disables the endpoint; any other status ends it (dead). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookWebhookEndpointDisabledEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks - the event id, the same on every attempt; de-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks - unix seconds of this attempt; refuse it when more than 5 minutes off. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks - space-separated v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one per active secret, newest first (after a rotation the new secret's and the previous one's for 24 h). Accept the request when any entry verifies with a secret you hold. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Hex HMAC-SHA256 of the body, one per active secret, newest first, joined by "," without spaces - a single hex value with one secret; after a rotation the new secret's and then the previous one's for 24 h. It carries no timestamp - verify webhook-signature; a request whose webhook-signature verifies needs nothing from this header. */
+                "X-Botix-Signature": components["parameters"]["BotixSignature"];
+                "X-Botix-Event": components["parameters"]["BotixEvent"];
+                /** @description This attempt's id (new on every attempt; in the delivery's attempt log). */
+                "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
+                /** @description The attempt's number across rounds, from 1. */
+                "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; 5xx, 429 (after its Retry-After) and no answer in time are retried; 410 ends the delivery and disables the endpoint; any other status ends it (dead). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookWebhookEndpointRecoveredEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Standard Webhooks - the event id, the same on every attempt; de-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Standard Webhooks - unix seconds of this attempt; refuse it when more than 5 minutes off. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description Standard Webhooks - space-separated v1,<base64 HMAC-SHA256 of "id.timestamp.body">, one per active secret, newest first (after a rotation the new secret's and the previous one's for 24 h). Accept the request when any entry verifies with a secret you hold. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Hex HMAC-SHA256 of the body, one per active secret, newest first, joined by "," without spaces - a single hex value with one secret; after a rotation the new secret's and then the previous one's for 24 h. It carries no timestamp - verify webhook-signature; a request whose webhook-signature verifies needs nothing from this header. */
+                "X-Botix-Signature": components["parameters"]["BotixSignature"];
+                "X-Botix-Event": components["parameters"]["BotixEvent"];
+                /** @description This attempt's id (new on every attempt; in the delivery's attempt log). */
+                "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
+                /** @description The attempt's number across rounds, from 1. */
+                "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointRecoveredEvent"];
             };
         };
         responses: {

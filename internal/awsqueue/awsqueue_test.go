@@ -1,0 +1,147 @@
+package awsqueue
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/botix/public-api/infra/awsemu"
+	"github.com/botix/public-api/internal/webhook"
+)
+
+// Every delivery message is a tenant of the fair queue: its project.
+func TestMessageInputGroupsByProject(t *testing.T) {
+	m := webhook.Message{DeliveryID: "dlv_1", ProjectID: "prj_A", Round: 1, Attempt: 2}
+	cases := []struct {
+		name      string
+		delay     time.Duration
+		wantDelay int32
+	}{
+		{"first try: visible at once", 0, 0},
+		{"deferred: visible after whole seconds", 90*time.Second + 400*time.Millisecond, 90},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := messageInput("https://sqs/q", m, tc.delay)
+			if aws.ToString(in.MessageGroupId) != "prj_A" || in.DelaySeconds != tc.wantDelay || aws.ToString(in.QueueUrl) != "https://sqs/q" {
+				t.Fatalf("group %q, delay %d, queue %q", aws.ToString(in.MessageGroupId), in.DelaySeconds, aws.ToString(in.QueueUrl))
+			}
+			if back, err := webhook.ParseMessage(aws.ToString(in.MessageBody)); err != nil || back != m {
+				t.Fatalf("body %s reads back as %+v, %v", aws.ToString(in.MessageBody), back, err)
+			}
+			e := batchEntry("7", in)
+			if aws.ToString(e.Id) != "7" || e.MessageBody != in.MessageBody || e.MessageGroupId != in.MessageGroupId || e.DelaySeconds != in.DelaySeconds {
+				t.Fatalf("batch entry %+v differs from %+v", e, in)
+			}
+		})
+	}
+}
+
+// Each way a delivery message reaches a queue (enqueue, dead letter,
+// redrive, scheduled retry) carries the project as MessageGroupId, as
+// the queue (the emulator, which serves groups as SQS fair queues do)
+// reports it back.
+func TestEverySendCarriesTheProjectGroup(t *testing.T) {
+	ctx := context.Background()
+	srv := awsemu.StartTestServer("us-east-1", "000000000000")
+	t.Cleanup(srv.Close)
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	sqsc := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	schedc := scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	work, err := srv.SQS.CreateQueue("deliveries", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, err := srv.SQS.CreateQueue("dead", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &Queue{SQS: sqsc, URL: work.URL(), DeadLetterURL: dead.URL()}
+	sched := &Scheduler{Client: schedc, Group: "default", QueueURL: work.URL(), QueueARN: work.ARN(), RoleARN: "arn:aws:iam::000000000000:role/scheduler"}
+
+	// groups receives what url holds now (waiting up to wait for the first)
+	// as "delivery/group" pairs, sorted.
+	groups := func(url string, wait int32) []string {
+		t.Helper()
+		out, err := sqsc.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: wait,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{"MessageGroupId"}, MessageAttributeNames: []string{"All"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, m := range out.Messages {
+			msg, err := webhook.ParseMessage(aws.ToString(m.Body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, msg.DeliveryID+"/"+m.Attributes["MessageGroupId"])
+			if _, err := sqsc.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slices.Sort(got)
+		return got
+	}
+	a := webhook.Message{DeliveryID: "dlv_a", ProjectID: "prj_A", EndpointID: "ep_1", EventType: "message.sent"}
+	b := webhook.Message{DeliveryID: "dlv_b", ProjectID: "prj_B", EndpointID: "ep_2", EventType: "message.sent"}
+	steps := []struct {
+		name  string
+		act   func() error
+		queue string
+		want  []string
+	}{
+		{"enqueue", func() error {
+			for _, err := range q.Enqueue(ctx, []webhook.Message{a, b}) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}, work.URL(), []string{"dlv_a/prj_A", "dlv_b/prj_B"}},
+		{"dead letter", func() error { return q.DeadLetter(ctx, b) }, dead.URL(), []string{"dlv_b/prj_B"}},
+		{"redrive", func() error {
+			if err := q.DeadLetter(ctx, a); err != nil {
+				return err
+			}
+			letters, err := q.Receive(ctx, 10, time.Minute)
+			if err != nil || len(letters) != 1 {
+				t.Fatalf("dead letters %v, %v", letters, err)
+			}
+			return q.Requeue(ctx, letters[0])
+		}, work.URL(), []string{"dlv_a/prj_A"}},
+		{"scheduled retry", func() error { return sched.Schedule(ctx, b, time.Now().Add(-time.Second)) }, work.URL(), []string{"dlv_b/prj_B"}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if err := st.act(); err != nil {
+				t.Fatal(err)
+			}
+			if got := groups(st.queue, 5); !slices.Equal(got, st.want) {
+				t.Fatalf("queue holds %v, want %v", got, st.want)
+			}
+		})
+	}
+}
+
+// A retry's target is the universal SendMessage target of the queue's
+// partition.
+func TestSendMessageTargetFollowsThePartition(t *testing.T) {
+	cases := []struct{ name, queueARN, want string }{
+		{"aws", "arn:aws:sqs:eu-west-1:123456789012:q", "arn:aws:scheduler:::aws-sdk:sqs:sendMessage"},
+		{"china", "arn:aws-cn:sqs:cn-north-1:123456789012:q", "arn:aws-cn:scheduler:::aws-sdk:sqs:sendMessage"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sendMessageTarget(tc.queueARN); got != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
