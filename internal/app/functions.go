@@ -31,14 +31,13 @@ var (
 	ImportCatalog = mutation((*api.Catalog).Import, api.MaxImportBody)
 	RunScenario   = mutation((*api.Scenarios).Run, 0)
 
-	CreateWebhookEndpoint  = mutation((*api.WebhookEndpoints).Create, 0)
-	ListWebhookEndpoints   = list((*api.WebhookEndpoints).List)
-	GetWebhookEndpoint     = read((*api.WebhookEndpoints).Get)
-	UpdateWebhookEndpoint  = mutation((*api.WebhookEndpoints).Update, 0)
-	DeleteWebhookEndpoint  = mutation((*api.WebhookEndpoints).Delete, 0)
-	RotateWebhookSecret    = mutation((*api.WebhookEndpoints).RotateSecret, 0)
-	TestWebhookEndpoint    = mutation((*api.WebhookEndpoints).Test, 0)
-	RecoverWebhookEndpoint = mutation((*api.WebhookEndpoints).Recover, 0)
+	CreateWebhookEndpoint = mutation((*api.WebhookEndpoints).Create, 0)
+	ListWebhookEndpoints  = list((*api.WebhookEndpoints).List)
+	GetWebhookEndpoint    = read((*api.WebhookEndpoints).Get)
+	UpdateWebhookEndpoint = mutation((*api.WebhookEndpoints).Update, 0)
+	DeleteWebhookEndpoint = mutation((*api.WebhookEndpoints).Delete, 0)
+	RotateWebhookSecret   = mutation((*api.WebhookEndpoints).RotateSecret, 0)
+	TestWebhookEndpoint   = mutation((*api.WebhookEndpoints).Test, 0)
 
 	ListDeliveries   = list((*api.Deliveries).List)
 	GetDelivery      = read((*api.Deliveries).Get)
@@ -146,6 +145,16 @@ func mutation[S any, PS handlerSet[S]](op opFunc[PS], maxBody int) Builder[HTTPH
 	}
 }
 
+// RecoverWebhookEndpoint builds the recover route: a mutation whose
+// recoveries are paced by the deployment's WEBHOOK_RECOVERY_PACE.
+func RecoverWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return build(ctx, env, opts, func(c *core) HTTPHandler {
+		set := newSet[api.WebhookEndpoints](c, false)
+		set.RecoveryPace = c.env.pace(EnvRecoveryPace)
+		return c.endpoint(c.mutations().Handler(set.Recover), 0, true, false)
+	})
+}
+
 // build wires one function: its core (clients, store, logger) and then its
 // handler. Configuration problems found while wiring — missing or malformed
 // variables — are reported together.
@@ -192,7 +201,8 @@ func Dispatch(ctx context.Context, env Env, opts ...Option) (StreamHandler, erro
 	})
 }
 
-// Deliver builds the deliver function (SQS consumer).
+// Deliver builds the deliver function (SQS consumer): deliveries, and the
+// continuations of recoveries.
 func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error) {
 	return build(ctx, env, opts, func(c *core) QueueHandler {
 		cfg := webhook.Config{AutoDisableAfter: c.env.duration(EnvAutoDisableAfter)}
@@ -211,7 +221,9 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 			Poster:    webhook.NewSender(c.guard(), c.env.duration(EnvConnectTimeout), c.env.duration(EnvReadTimeout)),
 			Config:    cfg, Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now,
 		}
-		consumer := &awsqueue.Consumer{Handle: d.Handle, SQS: q.SQS, QueueURL: q.URL, Log: c.log}
+		rc := &webhook.Recoverer{Deliveries: c.store.Deliveries(), Recoveries: c.store.Recoveries(), NewID: api.NewRecoveryID, Pace: c.env.pace(EnvRecoveryPace)}
+		cont := &webhook.Continuer{Recoverer: rc, Endpoints: c.store.Endpoints(), Log: c.log, Now: c.opts.now}
+		consumer := &awsqueue.Consumer{Handle: cont.Route(d.Handle), SQS: q.SQS, QueueURL: q.URL, Log: c.log}
 		return consumer.HandleBatch
 	})
 }
