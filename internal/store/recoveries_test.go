@@ -46,7 +46,7 @@ func TestConcurrentRecoverCallsStartOneRecovery(t *testing.T) {
 			defer wg.Done()
 			rc := webhook.Recoverer{Deliveries: s.Deliveries(), Recoveries: s.Recoveries(), NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
 			start.Wait()
-			got[i], errs[i] = rc.Recover(ctx, project, endpoint, now.Add(-2*time.Hour), now)
+			got[i], errs[i] = rc.Recover(ctx, project, webhook.Endpoint{ID: endpoint, Enabled: true}, now.Add(-2*time.Hour), now)
 		}()
 	}
 	start.Done()
