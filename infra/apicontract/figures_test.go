@@ -73,7 +73,7 @@ var documentFigures = []figure{
 	{"scenario variables", regexp.MustCompile(`At most (\d+ KiB)`), size(domain.MaxVariablesBytes), regexp.MustCompile(`/ScenarioRunCreate/`)},
 	{"a catalog import's body", regexp.MustCompile(`At most (\d+ KiB)`), size(api.MaxImportBody), regexp.MustCompile(`/CatalogImportCreate/description$`)},
 	{"an endpoint URL's length", regexp.MustCompile(`At most (\d+) characters`), webhook.MaxURLLength, regexp.MustCompile(`/EndpointURL/`)},
-	{"a recovery's cooldown per delivery", regexp.MustCompile(`(?:for|less than) (\d+ minutes)`), webhook.RecoveryCooldown, regexp.MustCompile(`/Recovery/`)},
+	{"a recovery's cooldown per delivery", regexp.MustCompile(`(?:for|less than) (\d+ minutes)`), webhook.RecoveryCooldown, regexp.MustCompile(`/Recovery(?:Progress)?/`)},
 	{"a recover call's batch", regexp.MustCompile(`queues at most (\d+) deliveries`), webhook.MaxRecoveryBatch, regexp.MustCompile(`/Recovery/`)},
 	// Counting origins, not settings: rounds and attempts count from 1.
 	{"rounds count from", regexp.MustCompile(`^(1), plus one per`), 1, nil},

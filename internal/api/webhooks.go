@@ -17,9 +17,6 @@ import (
 // WebhookEndpoints serves /public/v1/webhook-endpoints.
 type WebhookEndpoints struct {
 	Deps
-	// RecoveryPace paces the recoveries Recover starts (the deployment's
-	// WEBHOOK_RECOVERY_PACE; webhook.DefaultRecoveryPace when zero).
-	RecoveryPace webhook.RecoveryPace
 }
 
 // endpointWithSecret is the answer of a creation or rotation: the only

@@ -31,13 +31,14 @@ var (
 	ImportCatalog = mutation((*api.Catalog).Import, api.MaxImportBody)
 	RunScenario   = mutation((*api.Scenarios).Run, 0)
 
-	CreateWebhookEndpoint = mutation((*api.WebhookEndpoints).Create, 0)
-	ListWebhookEndpoints  = list((*api.WebhookEndpoints).List)
-	GetWebhookEndpoint    = read((*api.WebhookEndpoints).Get)
-	UpdateWebhookEndpoint = mutation((*api.WebhookEndpoints).Update, 0)
-	DeleteWebhookEndpoint = mutation((*api.WebhookEndpoints).Delete, 0)
-	RotateWebhookSecret   = mutation((*api.WebhookEndpoints).RotateSecret, 0)
-	TestWebhookEndpoint   = mutation((*api.WebhookEndpoints).Test, 0)
+	CreateWebhookEndpoint  = mutation((*api.WebhookEndpoints).Create, 0)
+	ListWebhookEndpoints   = list((*api.WebhookEndpoints).List)
+	GetWebhookEndpoint     = read((*api.WebhookEndpoints).Get)
+	UpdateWebhookEndpoint  = mutation((*api.WebhookEndpoints).Update, 0)
+	DeleteWebhookEndpoint  = mutation((*api.WebhookEndpoints).Delete, 0)
+	RotateWebhookSecret    = mutation((*api.WebhookEndpoints).RotateSecret, 0)
+	TestWebhookEndpoint    = mutation((*api.WebhookEndpoints).Test, 0)
+	RecoverWebhookEndpoint = mutation((*api.WebhookEndpoints).Recover, 0, recoveryPace)
 
 	ListDeliveries   = list((*api.Deliveries).List)
 	GetDelivery      = read((*api.Deliveries).Get)
@@ -68,10 +69,13 @@ type (
 
 // newSet builds a handler set over the function's core; lists get the
 // pager, which needs the cursor keys only list functions are given.
-func newSet[S any, PS handlerSet[S]](c *core, paged bool) PS {
+func newSet[S any, PS handlerSet[S]](c *core, paged bool, configure ...func(*core, *api.Deps)) PS {
 	deps := api.Deps{Store: c.store, Guard: c.guard(), Resolver: net.DefaultResolver, Now: c.opts.now}
 	if paged {
 		deps.Pager = c.pager()
+	}
+	for _, f := range configure {
+		f(c, &deps)
 	}
 	var set S
 	PS(&set).Use(deps)
@@ -134,26 +138,20 @@ func document(serve serveFunc[*api.Reference]) Builder[HTTPHandler] {
 }
 
 // mutation builds an authenticated, idempotent route: op runs under
-// pillar 1 (see api.Mutations).
-func mutation[S any, PS handlerSet[S]](op opFunc[PS], maxBody int) Builder[HTTPHandler] {
+// pillar 1 (see api.Mutations); configure adds what only this route's
+// handler is given.
+func mutation[S any, PS handlerSet[S]](op opFunc[PS], maxBody int, configure ...func(*core, *api.Deps)) Builder[HTTPHandler] {
 	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
 		return build(ctx, env, opts, func(c *core) HTTPHandler {
-			set := newSet[S, PS](c, false)
+			set := newSet[S, PS](c, false, configure...)
 			m := c.mutations()
 			return c.endpoint(m.Handler(func(ctx context.Context, r *httpapi.Request) (api.Outcome, error) { return op(set, ctx, r) }), maxBody, true, false)
 		})
 	}
 }
 
-// RecoverWebhookEndpoint builds the recover route: a mutation whose
-// recoveries are paced by the deployment's WEBHOOK_RECOVERY_PACE.
-func RecoverWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		set := newSet[api.WebhookEndpoints](c, false)
-		set.RecoveryPace = c.env.pace(EnvRecoveryPace)
-		return c.endpoint(c.mutations().Handler(set.Recover), 0, true, false)
-	})
-}
+// recoveryPace gives the recover route the deployment's recovery pace.
+func recoveryPace(c *core, d *api.Deps) { d.RecoveryPace = c.env.pace(EnvRecoveryPace) }
 
 // build wires one function: its core (clients, store, logger) and then its
 // handler. Configuration problems found while wiring — missing or malformed
