@@ -832,6 +832,7 @@ export interface components {
             last_failure_at?: components["schemas"]["Timestamp"];
             failing_since?: components["schemas"]["Timestamp"];
             consecutive_failures: number;
+            recovery?: components["schemas"]["RecoveryProgress"];
             /** @description Shown only in this answer. */
             secret: string;
             /** @description A rotation's - until then the previous secret signs too. */
