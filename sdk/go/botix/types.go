@@ -189,8 +189,8 @@ type TestEvent struct {
 // the recovery is "running" and continues by itself, paced, its next step
 // due at NextStepAt (follow it with Get: WebhookEndpoint.Recovery).
 // Deliveries counts what the recovery queued over all its steps; Skipped
-// the deliveries left alone because a recovery re-queued them less than
-// 15 minutes before.
+// the deliveries left alone because a recovery re-queued them
+// less than 15 minutes before.
 type Recovery struct {
 	ID         string `json:"recovery_id"`
 	EndpointID string `json:"endpoint_id"`
