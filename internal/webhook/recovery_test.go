@@ -214,8 +214,10 @@ func TestRecovererBounds(t *testing.T) {
 func TestRecoveryBoundsAsDocumented(t *testing.T) {
 	batch, page, pages := strconv.Itoa(webhook.MaxRecoveryBatch), strconv.Itoa(webhook.RecoveryPageSize), strconv.Itoa(webhook.MaxRecoveryPages)
 	cooldown := strconv.Itoa(int(webhook.RecoveryCooldown.Minutes())) + " minutes"
+	pace, stall := strconv.Itoa(webhook.DefaultRecoveryPace), strconv.Itoa(int(webhook.RecoveryStall.Minutes()))+" minutes"
 	for file, wants := range map[string][]string{
-		"../../README.md": {"queues at most " + batch + " of them", "**At most " + batch + " deliveries per call** (`MaxRecoveryBatch`)",
+		"../../README.md": {"queues at most " + batch + " of them", "**At most " + batch + " deliveries per step** (`MaxRecoveryBatch`)",
+			pace + " deliveries per second (`DefaultRecoveryPace`", "more than " + stall + " late\n  (`RecoveryStall`)", "parameter `WebhookRecoveryPace`, " + pace + ")",
 			"`Limit` " + page + " (`RecoveryPageSize`)", "at most " + pages + " pages (`MaxRecoveryPages`)", "for " + cooldown + "\n  (`RecoveryCooldown`)",
 			"at most once per " + cooldown},
 		"../../sdk/openapi.yaml":         {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},
