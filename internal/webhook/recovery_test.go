@@ -217,7 +217,7 @@ func TestRecoveryBoundsAsDocumented(t *testing.T) {
 	pace, stall := strconv.Itoa(webhook.DefaultRecoveryPace), strconv.Itoa(int(webhook.RecoveryStall.Minutes()))+" minutes"
 	for file, wants := range map[string][]string{
 		"../../README.md": {"queues at most " + batch + " of them", "**At most " + batch + " deliveries per step** (`MaxRecoveryBatch`)",
-			pace + " deliveries per second (`DefaultRecoveryPace`", "more than " + stall + " late\n  (`RecoveryStall`)", "parameter `WebhookRecoveryPace`, " + pace + ")",
+			pace + " deliveries per second (`DefaultRecoveryPace`", "more than " + stall + " late\n  (`RecoveryStall`)", "parameter `WebhookRecoveryPace`, " + pace + ")", "| `WEBHOOK_RECOVERY_PACE` | `" + pace + "` |",
 			"`Limit` " + page + " (`RecoveryPageSize`)", "at most " + pages + " pages (`MaxRecoveryPages`)", "for " + cooldown + "\n  (`RecoveryCooldown`)",
 			"at most once per " + cooldown},
 		"../../sdk/openapi.yaml":         {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},
