@@ -85,9 +85,9 @@ type Recoveries interface {
 	Current(ctx context.Context, project, endpointID string) (*Recovery, error)
 	// Save stores r as the endpoint's latest recovery, together with its
 	// step r.Step(msgs) (the redrives msgs and the continuation; none when
-	// nil), in one atomic write conditioned on the stored version being r.Version-1 (no
-	// recovery at all when r.Version is 1). It returns ErrRecoveryRace
-	// when the condition fails: another call wrote first.
+	// nil), in one atomic write conditioned on the stored version being
+	// r.Version-1 (no recovery at all when r.Version is 1). It returns
+	// ErrRecoveryRace when the condition fails: another call wrote first.
 	Save(ctx context.Context, r Recovery, msgs []Message) error
 }
 
