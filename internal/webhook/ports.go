@@ -74,10 +74,18 @@ type Queue interface {
 	// Enqueue puts messages on the delivery queue. It returns one error per
 	// message, nil for each one sent.
 	Enqueue(ctx context.Context, msgs []Message) []error
+	// EnqueueAfter puts m on the delivery queue, to be received no sooner
+	// than delay from now, or MaxQueueDelay if that is sooner (whoever
+	// receives it early waits the rest out).
+	EnqueueAfter(ctx context.Context, m Message, delay time.Duration) error
 	// DeadLetter puts the message of a dead delivery on the dead-letter
 	// queue, where ops see it and from where a redrive starts a fresh round.
 	DeadLetter(ctx context.Context, m Message) error
 }
+
+// MaxQueueDelay is the longest delay the delivery queue holds a message
+// back (SQS's DelaySeconds).
+const MaxQueueDelay = 15 * time.Minute
 
 // Scheduler arranges future attempts.
 type Scheduler interface {

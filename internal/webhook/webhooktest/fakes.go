@@ -388,9 +388,10 @@ func (s *Endpoints) Disable(_ context.Context, project, id, reason string, at ti
 // Queue is an in-memory webhook.Queue.
 type Queue struct {
 	Faults
-	mu   sync.Mutex
-	sent []webhook.Message
-	dead []webhook.Message
+	mu      sync.Mutex
+	sent    []webhook.Message
+	dead    []webhook.Message
+	delayed []Delayed
 }
 
 var _ webhook.Queue = (*Queue)(nil)
@@ -408,6 +409,33 @@ func (q *Queue) Enqueue(_ context.Context, msgs []webhook.Message) []error {
 	defer q.mu.Unlock()
 	q.sent = append(q.sent, msgs...)
 	return errs
+}
+
+// Delayed is a message EnqueueAfter sent, and its delay.
+type Delayed struct {
+	Message webhook.Message
+	Delay   time.Duration
+}
+
+// EnqueueAfter implements webhook.Queue: the message is among Sent at
+// once (the fake does not hold it back) and among Delayed with its delay,
+// cut to webhook.MaxQueueDelay.
+func (q *Queue) EnqueueAfter(_ context.Context, m webhook.Message, delay time.Duration) error {
+	if err := q.take("EnqueueAfter"); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.sent = append(q.sent, m)
+	q.delayed = append(q.delayed, Delayed{Message: m, Delay: min(max(delay, 0), webhook.MaxQueueDelay)})
+	return nil
+}
+
+// Delayed returns what EnqueueAfter sent, in order.
+func (q *Queue) Delayed() []Delayed {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.delayed)
 }
 
 // DeadLetter implements webhook.Queue.
@@ -609,12 +637,14 @@ func (p *Poster) Posted() []Posted {
 
 // Recoveries is an in-memory webhook.Recoveries: the version condition is
 // checked under a lock, as DynamoDB checks it in one write. Steps are the
-// redrives of every successful Save, in order.
+// redrives of every successful Save, in order; Requests the step requests
+// those Saves wrote (what the stream carries to the dispatcher).
 type Recoveries struct {
 	Faults
-	mu    sync.Mutex
-	items map[string]webhook.Recovery
-	Steps [][]webhook.Message
+	mu       sync.Mutex
+	items    map[string]webhook.Recovery
+	Steps    [][]webhook.Message
+	Requests []webhook.DeliveryRequest
 	// BeforeSave, when set, runs at the start of each Save (without the
 	// lock): tests put a concurrent caller's Save there.
 	BeforeSave func()
@@ -657,6 +687,9 @@ func (s *Recoveries) Save(_ context.Context, r webhook.Recovery, msgs []webhook.
 	s.items[k] = r
 	if len(msgs) > 0 {
 		s.Steps = append(s.Steps, slices.Clone(msgs))
+	}
+	if step := r.Step(slices.Clone(msgs)); step != nil {
+		s.Requests = append(s.Requests, *step)
 	}
 	return nil
 }
