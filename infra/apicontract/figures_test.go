@@ -73,7 +73,7 @@ var documentFigures = []figure{
 	{"scenario variables", regexp.MustCompile(`At most (\d+ KiB)`), size(domain.MaxVariablesBytes), regexp.MustCompile(`/ScenarioRunCreate/`)},
 	{"a catalog import's body", regexp.MustCompile(`At most (\d+ KiB)`), size(api.MaxImportBody), regexp.MustCompile(`/CatalogImportCreate/description$`)},
 	{"an endpoint URL's length", regexp.MustCompile(`At most (\d+) characters`), webhook.MaxURLLength, regexp.MustCompile(`/EndpointURL/`)},
-	{"a recovery's cooldown per delivery", regexp.MustCompile(`(?:for|less than) (\d+ minutes)`), webhook.RecoveryCooldown, regexp.MustCompile(`/Recovery/`)},
+	{"a recovery's cooldown per delivery", regexp.MustCompile(`(?:for|less than) (\d+ minutes)`), webhook.RecoveryCooldown, regexp.MustCompile(`/Recovery(?:Progress)?/`)},
 	{"a recover call's batch", regexp.MustCompile(`queues at most (\d+) deliveries`), webhook.MaxRecoveryBatch, regexp.MustCompile(`/Recovery/`)},
 	{"a failing endpoint's streak", regexp.MustCompile(`(\d+) failed attempts in a row`), webhook.FailingAttempts, regexp.MustCompile(`^/webhooks/`)},
 	{"a failing endpoint's streak lasts", regexp.MustCompile(`over at least (\d+ minutes)`), webhook.FailingFor, regexp.MustCompile(`^/webhooks/`)},

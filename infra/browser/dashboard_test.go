@@ -233,6 +233,14 @@ func TestDashboard(t *testing.T) {
 		if n := len(rc.Requests()); n != 2 {
 			t.Fatalf("the receiver got %d requests; want the dead one and its recovery", n)
 		}
+		o.open("/endpoints")
+		recovery := fmt.Sprintf(`.endpoint[data-id=%q] .recovery`, ep.ID)
+		o.waitFor(fmt.Sprintf(`document.querySelector(%s) && document.querySelector(%s).textContent !== ''`, js(recovery), js(recovery)))
+		if line := o.text(recovery); !strings.Contains(line, "completed") || !strings.Contains(line, "1 queued") || !strings.Contains(line, "rcv_") {
+			t.Fatalf("the endpoint's card tells its recovery as %q", line)
+		}
+		o.open("/dead-letter")
+		o.waitFor(`document.querySelector('#recover') !== null`)
 
 		o.api("PATCH", "/webhook-endpoints/"+ep.ID, map[string]any{"enabled": false}, nil)
 		o.click("#recover", "Recover since…")

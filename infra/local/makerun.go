@@ -16,6 +16,7 @@ var Knobs = map[string]string{
 	"WEBHOOK_CONNECT_TIMEOUT":    "WebhookConnectTimeout",
 	"WEBHOOK_READ_TIMEOUT":       "WebhookReadTimeout",
 	"WEBHOOK_AUTO_DISABLE_AFTER": "WebhookAutoDisableAfter",
+	"WEBHOOK_RECOVERY_PACE":      "WebhookRecoveryPace",
 	"API_THROTTLING_RATE_LIMIT":  "ApiThrottlingRateLimit",
 	"API_THROTTLING_BURST_LIMIT": "ApiThrottlingBurstLimit",
 }

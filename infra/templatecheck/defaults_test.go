@@ -28,6 +28,7 @@ func TestTemplateDefaultsAreTheCodesDefaults(t *testing.T) {
 		{"WebhookConnectTimeout", duration, webhook.DefaultConnectTimeout},
 		{"WebhookReadTimeout", duration, webhook.DefaultReadTimeout},
 		{"WebhookAutoDisableAfter", duration, webhook.DefaultAutoDisableAfter},
+		{"WebhookRecoveryPace", func(s string) any { p, err := strconv.ParseFloat(s, 64); return errOr(webhook.RecoveryPace(p), err) }, webhook.RecoveryPace(webhook.DefaultRecoveryPace)},
 		{"OffsetMax", func(s string) any { n, err := strconv.Atoi(s); return errOr(n, err) }, o.Max},
 		{"OffsetTimeBudget", duration, o.TimeBudget},
 		{"OffsetDeprecatedAt", date, o.DeprecatedAt},

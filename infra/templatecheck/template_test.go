@@ -276,6 +276,7 @@ func sampleValue(name string) string {
 		"WEBHOOK_CONNECT_TIMEOUT":    "10s",
 		"WEBHOOK_READ_TIMEOUT":       "30s",
 		"WEBHOOK_AUTO_DISABLE_AFTER": "120h",
+		"WEBHOOK_RECOVERY_PACE":      "10",
 	}
 	if v, ok := samples[name]; ok {
 		return v

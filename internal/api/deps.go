@@ -24,6 +24,9 @@ type Deps struct {
 	Resolver *net.Resolver
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// RecoveryPace paces the recoveries the recover route starts (set for
+	// it only: WEBHOOK_RECOVERY_PACE).
+	RecoveryPace webhook.RecoveryPace
 }
 
 // Use sets a handler set's dependencies.

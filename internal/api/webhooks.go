@@ -74,13 +74,49 @@ func (w *WebhookEndpoints) List(ctx context.Context, r *httpapi.Request) (*httpa
 	return listPage(ctx, w.Store, w.Pager, store.EndpointsQuery(r.Project), req)
 }
 
-// Get is GET /public/v1/webhook-endpoints/{id}.
+// Get is GET /public/v1/webhook-endpoints/{id}: the endpoint and, once it
+// had one, its latest recovery's progress.
 func (w *WebhookEndpoints) Get(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
 	ep, err := w.Store.Endpoints().Get(ctx, r.Project, r.PathParams["id"])
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.JSON(http.StatusOK, ep)
+	rec, err := w.Store.Recoveries().Current(ctx, r.Project, ep.ID)
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.JSON(http.StatusOK, struct {
+		webhook.Endpoint
+		Recovery *recoveryProgress `json:"recovery,omitempty"`
+	}{ep, progressOf(rec)})
+}
+
+// recoveryProgress is an endpoint's latest recovery as GET shows it.
+type recoveryProgress struct {
+	ID         string `json:"id"`
+	Status     string `json:"status"`
+	Since      string `json:"since"`
+	Until      string `json:"until"`
+	Queued     int    `json:"queued"`
+	Skipped    int    `json:"skipped"`
+	NextStepAt string `json:"next_step_at,omitempty"`
+	CreatedAt  string `json:"created_at"`
+	UpdatedAt  string `json:"updated_at"`
+}
+
+func progressOf(r *webhook.Recovery) *recoveryProgress {
+	if r == nil {
+		return nil
+	}
+	return &recoveryProgress{ID: r.ID, Status: string(r.Status), Since: ids.Timestamp(r.Since), Until: ids.Timestamp(r.Until),
+		Queued: r.Queued, Skipped: r.Skipped, NextStepAt: timestampOrEmpty(r.NextStepAt), CreatedAt: ids.Timestamp(r.CreatedAt), UpdatedAt: ids.Timestamp(r.UpdatedAt)}
+}
+
+func timestampOrEmpty(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return ids.Timestamp(t)
 }
 
 // Update is PATCH /public/v1/webhook-endpoints/{id}: url, events,
@@ -161,12 +197,14 @@ func (w *WebhookEndpoints) Test(ctx context.Context, r *httpapi.Request) (Outcom
 // deliveries created since then, or continues the one running (an
 // endpoint has one at a time, decided by a conditional write: see
 // webhook.Recoverer), and queues at most webhook.MaxRecoveryBatch of them
-// as fresh rounds. has_more says another call is needed for the rest.
-// The recovery's own write carries the redrives to the stream (a step
-// item), so what it counts as queued is queued; the idempotency record is
-// completed after it, and a request retried after a crash in between
-// continues the recovery (it never re-sends: a redrive claims its round
-// once, and a recovered delivery is left alone for RecoveryCooldown).
+// as fresh rounds. has_more says the recovery continues by itself, paced,
+// its next step due at next_step_at (GET of the endpoint follows it). The
+// recovery's own write carries the redrives and the continuation to the
+// stream (a step item), so what it counts as queued is queued; the
+// idempotency record is completed after it, and a request retried after a
+// crash in between answers the recovery as it stands (it never re-sends:
+// a redrive claims its round once, and a recovered delivery is left alone
+// for RecoveryCooldown).
 func (w *WebhookEndpoints) Recover(ctx context.Context, r *httpapi.Request) (Outcome, error) {
 	var in struct {
 		Since *string `json:"since"`
@@ -197,16 +235,20 @@ func (w *WebhookEndpoints) Recover(ctx context.Context, r *httpapi.Request) (Out
 		}
 		return Outcome{}, apierr.New(apierr.EndpointDisabled, "the webhook endpoint is disabled%s; enable it (PATCH {\"enabled\": true}) before recovering its deliveries", why)
 	}
-	rc := webhook.Recoverer{Deliveries: w.Store.Deliveries(), Recoveries: w.Store.Recoveries(), NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
-	call, err := rc.Recover(ctx, r.Project, ep.ID, since, now)
+	rc := webhook.Recoverer{Deliveries: w.Store.Deliveries(), Recoveries: w.Store.Recoveries(), NewID: NewRecoveryID, Pace: w.RecoveryPace}
+	call, err := rc.Recover(ctx, r.Project, ep, since, now)
 	if err != nil {
 		return Outcome{}, err
 	}
 	return accepted(recovery{
 		ID: call.ID, EndpointID: ep.ID, Since: ids.Timestamp(call.Since), Until: ids.Timestamp(call.Until), Status: string(call.Status),
 		Deliveries: call.Recovery.Queued, Queued: call.Queued, Skipped: call.Skipped, HasMore: call.HasMore(),
+		NextStepAt: timestampOrEmpty(call.NextStepAt),
 	}, store.Plan{})
 }
+
+// NewRecoveryID names a new recovery (rcv_<ulid>).
+func NewRecoveryID(now time.Time) string { return ids.New(ids.Recovery, now) }
 
 // recovery is the answer of Recover.
 type recovery struct {
@@ -214,13 +256,14 @@ type recovery struct {
 	EndpointID string `json:"endpoint_id"`
 	Since      string `json:"since"`
 	Until      string `json:"until"`
-	// Deliveries counts what the recovery queued over all its calls;
+	// Deliveries counts what the recovery queued over all its steps;
 	// Queued what this call did.
 	Deliveries int    `json:"deliveries"`
 	Queued     int    `json:"queued"`
 	Skipped    int    `json:"skipped"`
 	HasMore    bool   `json:"has_more"`
 	Status     string `json:"status"`
+	NextStepAt string `json:"next_step_at,omitempty"`
 }
 
 // target is the endpoint an action without a body (rotate, test) is about.

@@ -67,6 +67,7 @@ const (
 	EnvConnectTimeout     = "WEBHOOK_CONNECT_TIMEOUT"
 	EnvReadTimeout        = "WEBHOOK_READ_TIMEOUT"
 	EnvAutoDisableAfter   = "WEBHOOK_AUTO_DISABLE_AFTER"
+	EnvRecoveryPace       = "WEBHOOK_RECOVERY_PACE"
 	// EnvAllowLoopback is set by the local runtime only: webhooks may
 	// then target http:// and loopback addresses. The template never sets
 	// it (a test checks).
@@ -354,6 +355,16 @@ func (r *envReader) duration(name string) time.Duration {
 		r.bad(name, errors.New("not a duration such as 5s"))
 	}
 	return d
+}
+
+// pace reads a recovery pace: deliveries per second, above zero.
+func (r *envReader) pace(name string) webhook.RecoveryPace {
+	v := r.required(name)
+	p, err := strconv.ParseFloat(v, 64)
+	if v != "" && (err != nil || p <= 0) {
+		r.bad(name, errors.New("not a number of deliveries per second above 0"))
+	}
+	return webhook.RecoveryPace(p)
 }
 
 func (r *envReader) time(name string) time.Time {

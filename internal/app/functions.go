@@ -38,7 +38,7 @@ var (
 	DeleteWebhookEndpoint  = mutation((*api.WebhookEndpoints).Delete, 0)
 	RotateWebhookSecret    = mutation((*api.WebhookEndpoints).RotateSecret, 0)
 	TestWebhookEndpoint    = mutation((*api.WebhookEndpoints).Test, 0)
-	RecoverWebhookEndpoint = mutation((*api.WebhookEndpoints).Recover, 0)
+	RecoverWebhookEndpoint = mutation((*api.WebhookEndpoints).Recover, 0, recoveryPace)
 
 	ListDeliveries   = list((*api.Deliveries).List)
 	GetDelivery      = read((*api.Deliveries).Get)
@@ -69,10 +69,13 @@ type (
 
 // newSet builds a handler set over the function's core; lists get the
 // pager, which needs the cursor keys only list functions are given.
-func newSet[S any, PS handlerSet[S]](c *core, paged bool) PS {
+func newSet[S any, PS handlerSet[S]](c *core, paged bool, configure ...func(*core, *api.Deps)) PS {
 	deps := api.Deps{Store: c.store, Guard: c.guard(), Resolver: net.DefaultResolver, Now: c.opts.now}
 	if paged {
 		deps.Pager = c.pager()
+	}
+	for _, f := range configure {
+		f(c, &deps)
 	}
 	var set S
 	PS(&set).Use(deps)
@@ -135,16 +138,20 @@ func document(serve serveFunc[*api.Reference]) Builder[HTTPHandler] {
 }
 
 // mutation builds an authenticated, idempotent route: op runs under
-// pillar 1 (see api.Mutations).
-func mutation[S any, PS handlerSet[S]](op opFunc[PS], maxBody int) Builder[HTTPHandler] {
+// pillar 1 (see api.Mutations); configure adds what only this route's
+// handler is given.
+func mutation[S any, PS handlerSet[S]](op opFunc[PS], maxBody int, configure ...func(*core, *api.Deps)) Builder[HTTPHandler] {
 	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
 		return build(ctx, env, opts, func(c *core) HTTPHandler {
-			set := newSet[S, PS](c, false)
+			set := newSet[S, PS](c, false, configure...)
 			m := c.mutations()
 			return c.endpoint(m.Handler(func(ctx context.Context, r *httpapi.Request) (api.Outcome, error) { return op(set, ctx, r) }), maxBody, true, false)
 		})
 	}
 }
+
+// recoveryPace gives the recover route the deployment's recovery pace.
+func recoveryPace(c *core, d *api.Deps) { d.RecoveryPace = c.env.pace(EnvRecoveryPace) }
 
 // build wires one function: its core (clients, store, logger) and then its
 // handler. Configuration problems found while wiring — missing or malformed
@@ -192,7 +199,8 @@ func Dispatch(ctx context.Context, env Env, opts ...Option) (StreamHandler, erro
 	})
 }
 
-// Deliver builds the deliver function (SQS consumer).
+// Deliver builds the deliver function (SQS consumer): deliveries, and the
+// continuations of recoveries.
 func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error) {
 	return build(ctx, env, opts, func(c *core) QueueHandler {
 		cfg := webhook.Config{AutoDisableAfter: c.env.duration(EnvAutoDisableAfter)}
@@ -212,7 +220,9 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 			Config:    cfg, Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now,
 			Announcer: &webhook.Announcer{Events: c.store.HealthEvents(), Log: c.log},
 		}
-		consumer := &awsqueue.Consumer{Handle: d.HandleBatch, SQS: q.SQS, QueueURL: q.URL, Log: c.log}
+		rc := &webhook.Recoverer{Deliveries: c.store.Deliveries(), Recoveries: c.store.Recoveries(), NewID: api.NewRecoveryID, Pace: c.env.pace(EnvRecoveryPace)}
+		cont := &webhook.Continuer{Recoverer: rc, Endpoints: c.store.Endpoints(), Log: c.log, Now: c.opts.now}
+		consumer := &awsqueue.Consumer{Handle: cont.Route(d.HandleBatch), SQS: q.SQS, QueueURL: q.URL, Log: c.log}
 		return consumer.HandleBatch
 	})
 }

@@ -29,6 +29,7 @@ type recoveryItem struct {
 	Queued     int    `dynamodbav:"queued"`
 	Skipped    int    `dynamodbav:"skipped"`
 	After      string `dynamodbav:"after,omitempty"`
+	NextStepAt string `dynamodbav:"next_step_at,omitempty"`
 	Version    int    `dynamodbav:"version"`
 	CreatedAt  string `dynamodbav:"created_at"`
 	UpdatedAt  string `dynamodbav:"updated_at"`
@@ -36,11 +37,17 @@ type recoveryItem struct {
 }
 
 func (it recoveryItem) recovery() webhook.Recovery {
-	parse := func(s string) time.Time { t, _ := time.Parse(time.RFC3339Nano, s); return t }
+	parse := func(s string) time.Time {
+		if s == "" {
+			return time.Time{}
+		}
+		t, _ := time.Parse(time.RFC3339Nano, s)
+		return t
+	}
 	return webhook.Recovery{
 		ID: it.ID, ProjectID: it.ProjectID, EndpointID: it.EndpointID, Since: parse(it.Since), Until: parse(it.Until),
 		Status: webhook.RecoveryStatus(it.Status), Queued: it.Queued, Skipped: it.Skipped, After: it.After, Version: it.Version,
-		CreatedAt: parse(it.CreatedAt), UpdatedAt: parse(it.UpdatedAt),
+		NextStepAt: parse(it.NextStepAt), CreatedAt: parse(it.CreatedAt), UpdatedAt: parse(it.UpdatedAt),
 	}
 }
 
@@ -72,10 +79,11 @@ func (r Recoveries) Current(ctx context.Context, project, endpointID string) (*w
 var errRecoveryVersion = errors.New("store: the recovery's version moved")
 
 // Save implements webhook.Recoveries: one TransactWriteItems of the
-// recovery item, conditioned on its version, and of the step (a
-// delivery_request INSERT the stream carries to the dispatcher) when msgs
-// is not empty. The recovery's move and the redrives it queues are
-// written together or not at all.
+// recovery item, conditioned on its version, and of its step (a
+// delivery_request INSERT the stream carries to the dispatcher: the
+// redrives and the continuation) unless rec.Step(msgs) is nil. The
+// recovery's move, the redrives it queues and the continuation of its next
+// step are written together or not at all.
 func (r Recoveries) Save(ctx context.Context, rec webhook.Recovery, msgs []webhook.Message) error {
 	k := recoveryKey(rec.ProjectID, rec.EndpointID)
 	it := recoveryItem{
@@ -83,6 +91,9 @@ func (r Recoveries) Save(ctx context.Context, rec webhook.Recovery, msgs []webho
 		Since: ids.Timestamp(rec.Since), Until: ids.Timestamp(rec.Until), Status: string(rec.Status), Queued: rec.Queued,
 		Skipped: rec.Skipped, After: rec.After, Version: rec.Version, CreatedAt: ids.Timestamp(rec.CreatedAt),
 		UpdatedAt: ids.Timestamp(rec.UpdatedAt), ExpiresAt: rec.UpdatedAt.Add(webhook.DeliveryRetention).Unix(),
+	}
+	if !rec.NextStepAt.IsZero() {
+		it.NextStepAt = ids.Timestamp(rec.NextStepAt)
 	}
 	w, err := put(r.s.Tables.Data, it, "attribute_not_exists(pk)")
 	if err != nil {
@@ -94,8 +105,8 @@ func (r Recoveries) Save(ctx context.Context, rec webhook.Recovery, msgs []webho
 	}
 	var p Plan
 	p.Add(w, errRecoveryVersion)
-	if len(msgs) > 0 {
-		body, err := json.Marshal(msgs)
+	if req := rec.Step(msgs); req != nil {
+		body, err := json.Marshal(req.Messages)
 		if err != nil {
 			return err
 		}
@@ -104,6 +115,13 @@ func (r Recoveries) Save(ctx context.Context, rec webhook.Recovery, msgs []webho
 			PK: scoped(rec.ProjectID, "DREQ"), SK: u.String(), Entity: EntityDeliveryRequest, ProjectID: rec.ProjectID, ID: rec.ID,
 			Kind: string(webhook.RequestRecover), EndpointID: rec.EndpointID, Messages: string(body),
 			CreatedAt: ids.Timestamp(rec.UpdatedAt), ExpiresAt: rec.UpdatedAt.Add(24 * time.Hour).Unix(),
+		}
+		if req.Continuation != nil {
+			k, err := json.Marshal(req.Continuation)
+			if err != nil {
+				return err
+			}
+			step.Continuation = string(k)
 		}
 		w, err := put(r.s.Tables.Data, step, "attribute_not_exists(pk)")
 		if err != nil {

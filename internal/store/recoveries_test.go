@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestConcurrentRecoverCallsStartOneRecovery(t *testing.T) {
 			defer wg.Done()
 			rc := webhook.Recoverer{Deliveries: s.Deliveries(), Recoveries: s.Recoveries(), NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
 			start.Wait()
-			got[i], errs[i] = rc.Recover(ctx, project, endpoint, now.Add(-2*time.Hour), now)
+			got[i], errs[i] = rc.Recover(ctx, project, webhook.Endpoint{ID: endpoint, Enabled: true}, now.Add(-2*time.Hour), now)
 		}()
 	}
 	start.Done()
@@ -97,4 +98,104 @@ func recoverySteps(t *testing.T, s *store.Store, project string) []map[string]ty
 		t.Fatal(err)
 	}
 	return out.Items
+}
+
+// TestRecoveryContinuationsInDynamoDB: the continuation is stored with its
+// step and read back from the stream's image; continuations of one step
+// handled by several instances at once take that step once (the recovery
+// item's version condition); a running step that queued nothing still
+// writes its continuation, and a completing one none.
+func TestRecoveryContinuationsInDynamoDB(t *testing.T) {
+	s := dynamotest.Store(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	project := ids.New(ids.Project, now)
+	ep := webhook.Endpoint{ID: ids.New(ids.WebhookEndpoint, now), Enabled: true}
+	endpoints := &webhooktest.Endpoints{}
+	endpoints.Put(project, ep)
+	const dead = 2*webhook.MaxRecoveryBatch + 10
+	for i := range dead {
+		d := webhooktest.DeliveryTo(project, ep.ID, now.Add(-time.Hour+time.Duration(i)*time.Millisecond))
+		d.Status = webhook.StatusDead
+		if _, err := s.Deliveries().Create(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recoverer := func() *webhook.Recoverer {
+		return &webhook.Recoverer{Deliveries: s.Deliveries(), Recoveries: s.Recoveries(), NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
+	}
+	call, err := recoverer().Recover(ctx, project, ep, now.Add(-2*time.Hour), now)
+	if err != nil || call.Queued != webhook.MaxRecoveryBatch || !call.HasMore() {
+		t.Fatalf("the call %+v %v", call, err)
+	}
+	step := func(n int) webhook.DeliveryRequest {
+		t.Helper()
+		steps := recoverySteps(t, s, project)
+		if len(steps) != n {
+			t.Fatalf("%d steps written, want %d", len(steps), n)
+		}
+		out, ok, err := store.DecodeOutgoing(steps[n-1])
+		if err != nil || !ok {
+			t.Fatalf("step %d: %v %v", n, ok, err)
+		}
+		return *out.Request
+	}
+	first := step(1)
+	if k := first.Continuation; k == nil || k.RecoveryID != call.ID || k.Version != 1 || !k.At.Equal(call.NextStepAt) || k.EndpointID != ep.ID {
+		t.Fatalf("the first step's continuation %+v, the call %+v", first.Continuation, call)
+	}
+
+	const instances = 6
+	var start, wg sync.WaitGroup
+	start.Add(1)
+	for range instances {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &webhook.Continuer{Recoverer: recoverer(), Endpoints: endpoints, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return first.Continuation.At }}
+			start.Wait()
+			if d := c.Handle(ctx, webhook.Message{ProjectID: project, Continuation: first.Continuation}); !d.Done {
+				t.Errorf("a continuation: %+v", d)
+			}
+		}()
+	}
+	start.Done()
+	wg.Wait()
+	second := step(2)
+	if len(second.Messages) != webhook.MaxRecoveryBatch || second.Continuation == nil || second.Continuation.Version != 2 {
+		t.Fatalf("%d instances took the step: %d redrives, continuation %+v", instances, len(second.Messages), second.Continuation)
+	}
+	c := &webhook.Continuer{Recoverer: recoverer(), Endpoints: endpoints, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return second.Continuation.At }}
+	if d := c.Handle(ctx, webhook.Message{ProjectID: project, Continuation: second.Continuation}); !d.Done {
+		t.Fatalf("the last continuation: %+v", d)
+	}
+	if last := step(3); len(last.Messages) != 10 || last.Continuation != nil {
+		t.Fatalf("the completing step: %d redrives, continuation %+v", len(last.Messages), last.Continuation)
+	}
+	cur, err := s.Recoveries().Current(ctx, project, ep.ID)
+	if err != nil || cur.Status != webhook.RecoveryCompleted || cur.Queued != dead || cur.Version != 3 || !cur.NextStepAt.IsZero() {
+		t.Fatalf("the stored recovery %+v %v", cur, err)
+	}
+
+	t.Run("a running step that queued nothing writes its continuation", func(t *testing.T) {
+		other := ids.New(ids.WebhookEndpoint, now)
+		r := webhook.Recovery{ID: ids.New(ids.Recovery, now), ProjectID: project, EndpointID: other, Since: now.Add(-time.Hour), Until: now,
+			Status: webhook.RecoveryRunning, Version: 1, NextStepAt: now.Add(time.Second), CreatedAt: now, UpdatedAt: now.Add(time.Millisecond)}
+		if err := s.Recoveries().Save(ctx, r, nil); err != nil {
+			t.Fatal(err)
+		}
+		var got webhook.DeliveryRequest
+		for _, it := range recoverySteps(t, s, project) {
+			if out, ok, err := store.DecodeOutgoing(it); err == nil && ok && out.Request.ID == r.ID {
+				got = *out.Request
+			}
+		}
+		if len(got.Messages) != 0 || got.Continuation == nil || got.Continuation.RecoveryID != r.ID || !got.Continuation.At.Equal(r.NextStepAt) {
+			t.Fatalf("the empty step %+v", got)
+		}
+		stored, err := s.Recoveries().Current(ctx, project, other)
+		if err != nil || !stored.NextStepAt.Equal(r.NextStepAt) {
+			t.Fatalf("next_step_at %+v %v", stored, err)
+		}
+	})
 }

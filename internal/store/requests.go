@@ -27,9 +27,12 @@ type deliveryRequestItem struct {
 	TargetURL  string `dynamodbav:"target_url,omitempty"`
 	EndpointID string `dynamodbav:"endpoint_id,omitempty"`
 	// Messages is a recovery step's redrives (JSON of []webhook.Message).
-	Messages  string `dynamodbav:"messages,omitempty"`
-	CreatedAt string `dynamodbav:"created_at"`
-	ExpiresAt int64  `dynamodbav:"expires_at"`
+	Messages string `dynamodbav:"messages,omitempty"`
+	// Continuation asks for a running recovery's next step (JSON of
+	// webhook.Continuation).
+	Continuation string `dynamodbav:"continuation,omitempty"`
+	CreatedAt    string `dynamodbav:"created_at"`
+	ExpiresAt    int64  `dynamodbav:"expires_at"`
 }
 
 // AddDeliveryRequest plans a retry or redirect request (its id is filled
@@ -79,6 +82,9 @@ func DecodeOutgoing(image map[string]types.AttributeValue) (out webhook.Outgoing
 			Kind: webhook.RequestKind(it.Kind), TargetURL: it.TargetURL, EndpointID: it.EndpointID}
 		if r.Kind == webhook.RequestRecover {
 			err = json.Unmarshal([]byte(it.Messages), &r.Messages)
+			if err == nil && it.Continuation != "" {
+				err = json.Unmarshal([]byte(it.Continuation), &r.Continuation)
+			}
 			if err != nil || it.ProjectID == "" || it.EndpointID == "" {
 				return out, false, fmt.Errorf("store: recovery step %q without project, endpoint or messages", it.ID)
 			}

@@ -24,7 +24,8 @@ type Hooks struct {
 // target endpoint and one delivery queue message; a retry or redirect
 // request becomes one message; a step of a recovery becomes the redrive
 // messages it lists (each starts a fresh round, and the claim makes a
-// second redrive of the same round a no-op).
+// second redrive of the same round a no-op) and, while the recovery runs,
+// the delayed continuation that asks for its next step.
 type Dispatcher struct {
 	Endpoints  Endpoints
 	Deliveries Deliveries
@@ -83,6 +84,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, items []Outgoing) []error {
 		}
 	}
 	d.sendAll(ctx, jobs)
+	d.continueAll(ctx, jobs)
 	for i, j := range jobs {
 		errs[i] = j.err
 	}
@@ -170,6 +172,22 @@ func (d *Dispatcher) sendAll(ctx context.Context, jobs []dispatchJob) {
 		if err != nil && jobs[owner[k]].err == nil {
 			jobs[owner[k]].err = err
 		}
+	}
+}
+
+// continueAll puts the continuation of each recovery step whose redrives
+// were sent on the delivery queue, delayed to when the next step is due.
+// It goes after them: a step that failed is dispatched again whole, and a
+// continuation sent twice is handled once (Continuation.Next).
+func (d *Dispatcher) continueAll(ctx context.Context, jobs []dispatchJob) {
+	for i := range jobs {
+		j := &jobs[i]
+		r := j.item.Request
+		if j.err != nil || r == nil || r.Kind != RequestRecover || r.Continuation == nil {
+			continue
+		}
+		m := Message{ProjectID: r.ProjectID, Continuation: r.Continuation}
+		j.err = d.Queue.Defer(ctx, []Deferred{{Message: m, Delay: r.Continuation.At.Sub(d.now())}})[0]
 	}
 }
 

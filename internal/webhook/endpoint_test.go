@@ -143,3 +143,25 @@ func TestOptionalIntTellsAbsentFromNull(t *testing.T) {
 		t.Errorf("a fractional rate limit was taken: %v %+v", err, in.RateLimit)
 	}
 }
+
+func TestARecoveryTakesTheEndpointsFlow(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		ep     Endpoint
+		rate   float64
+		paused time.Time
+	}{
+		{"no limit: no rate (the recovery's own pace applies)", Endpoint{}, 0, time.Time{}},
+		{"the owner's rate limit", Endpoint{RateLimit: 5}, 5, time.Time{}},
+		{"lowered by the receiver and paused", Endpoint{RateLimit: 50, Flow: Flow{Rate: 8, DecreasedAt: now.UnixMilli(), PausedUntil: now.Add(time.Minute).UnixMilli()}}, 8, now.Add(time.Minute)},
+		{"a pause that ended", Endpoint{Flow: Flow{PausedUntil: now.Add(-time.Second).UnixMilli()}}, 0, time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rate, paused := flowOf(tc.ep, now)
+			if rate != tc.rate || !paused.Equal(tc.paused) {
+				t.Fatalf("rate %.2f, paused until %s; want %.2f, %s", rate, paused, tc.rate, tc.paused)
+			}
+		})
+	}
+}

@@ -259,6 +259,9 @@ type DeliveryRequest struct {
 	// Messages are the redrives one step of a recovery queues (at most
 	// MaxRecoveryBatch, chosen by the Recoverer when it wrote the step).
 	Messages []Message
+	// Continuation, on a step of a recovery still running, asks for its
+	// next step (the dispatcher queues it, delayed to Continuation.At).
+	Continuation *Continuation
 }
 
 // Failed reports whether a delivery is one a recovery takes: it failed
@@ -367,6 +370,9 @@ type Message struct {
 	// Slot is the start flow control reserved for the message at its
 	// endpoint's pace (epoch ms; see PlanAdmit).
 	Slot int64 `json:"slot,omitempty"`
+	// Continuation, on a message of its own (no delivery), asks for the
+	// next step of a running recovery (see Continuer).
+	Continuation *Continuation `json:"continuation,omitempty"`
 }
 
 // MessageRequest is a delivery request carried by a message.
@@ -381,14 +387,14 @@ func (m Message) String() string {
 	return string(b)
 }
 
-// ParseMessage reads a message body; a body without a delivery and a
-// project is not a message.
+// ParseMessage reads a message body; a body without a project, or without
+// a delivery and not a recovery's continuation, is not a message.
 func ParseMessage(body string) (Message, error) {
 	var m Message
 	if err := json.Unmarshal([]byte(body), &m); err != nil {
 		return Message{}, err
 	}
-	if m.DeliveryID == "" || m.ProjectID == "" {
+	if m.ProjectID == "" || (m.DeliveryID == "" && m.Continuation == nil) {
 		return Message{}, errNotAMessage
 	}
 	return m, nil

@@ -489,7 +489,7 @@ func TestRecovery(t *testing.T) {
 	recoverCall := func() webhook.RecoveryCall {
 		t.Helper()
 		steps := len(recoveries.Steps)
-		call, err := rc.Recover(context.Background(), project, ep.ID, since, p.clock())
+		call, err := rc.Recover(context.Background(), project, ep, since, p.clock())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -567,7 +567,7 @@ func TestRecoveryCooldown(t *testing.T) {
 	recoverOnce := func() (webhook.RecoveryCall, int) {
 		t.Helper()
 		steps, posted, n := len(recoveries.Steps), len(p.poster.Posted()), len(p.queue.Sent())
-		call, err := rc.Recover(context.Background(), project, ep.ID, since, p.clock())
+		call, err := rc.Recover(context.Background(), project, ep, since, p.clock())
 		if err != nil {
 			t.Fatal(err)
 		}

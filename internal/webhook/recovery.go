@@ -11,19 +11,19 @@ import (
 // own recovery, each re-sent everything still failed (including what the
 // previous one had just re-sent), and read the whole window at once.
 const (
-	// MaxRecoveryBatch is how many deliveries one recover call queues at
-	// most; the rest waits for the next call (HasMore). 100 keeps a call
-	// to ten SQS batches of the dispatcher and its step item to a few KB,
-	// and lets a receiver that just came back take its backlog in bites
-	// it can see coming, instead of every dead delivery of two weeks at
-	// once.
+	// MaxRecoveryBatch is how many deliveries one step of a recovery
+	// queues at most (the recover call takes the first step, continuations
+	// the rest, paced: see RecoveryPace). 100 keeps a step to ten SQS
+	// batches of the dispatcher and its step item to a few KB, and lets a
+	// receiver that just came back take its backlog in bites it can see
+	// coming, instead of every dead delivery of two weeks at once.
 	MaxRecoveryBatch = 100
 	// RecoveryPageSize is the Limit of each Query of the endpoint's
 	// deliveries (counted before the failed ones are filtered).
 	RecoveryPageSize = 100
-	// MaxRecoveryPages bounds the Queries of one call: in a window of
+	// MaxRecoveryPages bounds the Queries of one step: in a window of
 	// mostly delivered deliveries a page yields few failed ones, and a
-	// call stops after this many pages (1,000 deliveries read) whatever
+	// step stops after this many pages (1,000 deliveries read) whatever
 	// it found, with HasMore.
 	MaxRecoveryPages = 10
 	// RecoveryCooldown is how long a delivery whose round a recovery
@@ -31,6 +31,12 @@ const (
 	// recovery sends a delivery at most once per cooldown (its fresh
 	// round's own retries aside).
 	RecoveryCooldown = 15 * time.Minute
+	// RecoveryStall is how late a running recovery's next step may be
+	// before a recover call takes it itself (its continuation was lost:
+	// dead-lettered, or its endpoint was disabled meanwhile). Taking it
+	// never queues a delivery twice: the step moves the version on, and
+	// the late continuation, naming the old one, is dropped.
+	RecoveryStall = 2 * time.Minute
 )
 
 // RecoveryStatus is where a recovery stands.
@@ -38,8 +44,9 @@ type RecoveryStatus string
 
 // Recovery statuses.
 const (
-	// RecoveryRunning: the window is not read to its end; the next recover
-	// call of the endpoint continues it (and starts no other).
+	// RecoveryRunning: the window is not read to its end; the recovery
+	// continues by itself, step by step (a recover call meanwhile starts
+	// no other).
 	RecoveryRunning RecoveryStatus = "running"
 	// RecoveryCompleted: every failed delivery of the window was queued or
 	// skipped; the next recover call starts a new recovery.
@@ -54,13 +61,16 @@ type Recovery struct {
 	ID, ProjectID, EndpointID string
 	Since, Until              time.Time
 	Status                    RecoveryStatus
-	// Queued counts the deliveries queued by every call so far; Skipped
+	// Queued counts the deliveries queued by every step so far; Skipped
 	// the failed ones left alone because a recovery re-queued them less
 	// than RecoveryCooldown before.
 	Queued, Skipped int
 	// After is the position: the id of the last delivery read, where the
-	// next call reads on ("" before the first page).
+	// next step reads on ("" before the first page).
 	After string
+	// NextStepAt is when the next step is due (paced: RecoveryPace.Delay);
+	// zero once completed.
+	NextStepAt time.Time
 	// Version counts the recovery writes of the endpoint (of every
 	// recovery it had): each Save is conditioned on the previous one.
 	Version   int
@@ -73,11 +83,11 @@ type Recoveries interface {
 	// Current returns the latest recovery of an endpoint (running or
 	// completed), read strongly consistently; nil when it never had one.
 	Current(ctx context.Context, project, endpointID string) (*Recovery, error)
-	// Save stores r as the endpoint's latest recovery, together with a
-	// step that queues the redrives msgs (none when empty), in one atomic
-	// write conditioned on the stored version being r.Version-1 (no
-	// recovery at all when r.Version is 1). It returns ErrRecoveryRace
-	// when the condition fails: another call wrote first.
+	// Save stores r as the endpoint's latest recovery, together with its
+	// step r.Step(msgs) (the redrives msgs and the continuation; none when
+	// nil), in one atomic write conditioned on the stored version being
+	// r.Version-1 (no recovery at all when r.Version is 1). It returns
+	// ErrRecoveryRace when the condition fails: another call wrote first.
 	Save(ctx context.Context, r Recovery, msgs []Message) error
 }
 
@@ -85,55 +95,77 @@ type Recoveries interface {
 // saved its recovery first.
 var ErrRecoveryRace = errors.New("webhook: another recover call of the endpoint won")
 
-// Recoverer runs recover calls: it starts or continues an endpoint's one
-// recovery and queues at most MaxRecoveryBatch deliveries per call.
+// Recoverer runs recover calls and continuations: it starts an endpoint's
+// one recovery and takes its steps, each queuing at most MaxRecoveryBatch
+// deliveries.
 type Recoverer struct {
 	Deliveries Deliveries
 	Recoveries Recoveries
 	// NewID names a new recovery (rcv_<ulid>).
 	NewID func(now time.Time) string
+	// Pace paces the steps (DefaultRecoveryPace when zero).
+	Pace RecoveryPace
 }
 
-// RecoveryCall is what one recover call did: the recovery as it stands
-// after it, and how many deliveries this call queued.
+// RecoveryCall is what one recover call (or continuation) did: the
+// recovery as it stands after it, and how many deliveries it queued.
 type RecoveryCall struct {
 	Recovery
 	Queued int
 }
 
-// HasMore reports whether the recovery's window is not read to its end.
+// HasMore reports whether the recovery's window is not read to its end:
+// the recovery continues by itself, its next step due at NextStepAt.
 func (c RecoveryCall) HasMore() bool { return c.Status == RecoveryRunning }
 
+// Stalled reports whether r is running and its next step is more than
+// RecoveryStall late at now.
+func (r Recovery) Stalled(now time.Time) bool {
+	return r.Status == RecoveryRunning && now.Sub(r.NextStepAt) > RecoveryStall
+}
+
 // Recover starts a recovery of the endpoint's failed deliveries created in
-// [since, now], or continues the running one (in its own window: a
-// second call while a recovery runs returns that recovery, moved on by
-// this call), and queues at most MaxRecoveryBatch of them. A call that
+// [since, now] and takes its first step: at most MaxRecoveryBatch of them
+// queued; the steps after it are the continuations' (see Continuer). A
+// call while a recovery runs returns it as it stands (in its own window),
+// unless it stalled: then the call takes its next step. A call that
 // loses the race to save (another instance saved first) queues nothing
 // and returns the recovery the other call saved.
-func (rc *Recoverer) Recover(ctx context.Context, project, endpointID string, since, now time.Time) (RecoveryCall, error) {
-	cur, err := rc.Recoveries.Current(ctx, project, endpointID)
+func (rc *Recoverer) Recover(ctx context.Context, project string, ep Endpoint, since, now time.Time) (RecoveryCall, error) {
+	cur, err := rc.Recoveries.Current(ctx, project, ep.ID)
 	if err != nil {
 		return RecoveryCall{}, err
 	}
-	var r Recovery
 	switch {
+	case cur != nil && cur.Status == RecoveryRunning && !cur.Stalled(now):
+		return RecoveryCall{Recovery: *cur}, nil
 	case cur != nil && cur.Status == RecoveryRunning:
-		r = *cur
-	default:
-		r = Recovery{ID: rc.NewID(now), ProjectID: project, EndpointID: endpointID, Since: since, Until: now, Status: RecoveryRunning, CreatedAt: now}
-		if cur != nil {
-			r.Version = cur.Version
-		}
+		return rc.take(ctx, ep, *cur, now)
 	}
+	r := Recovery{ID: rc.NewID(now), ProjectID: project, EndpointID: ep.ID, Since: since, Until: now, Status: RecoveryRunning, CreatedAt: now}
+	if cur != nil {
+		r.Version = cur.Version
+	}
+	return rc.take(ctx, ep, r, now)
+}
+
+// take runs the next step of r (as last saved) at now and saves it, with
+// when the step after it is due while the recovery still runs.
+func (rc *Recoverer) take(ctx context.Context, ep Endpoint, r Recovery, now time.Time) (RecoveryCall, error) {
 	r.Version++
 	r.UpdatedAt = now
 	msgs, err := rc.step(ctx, &r, now)
 	if err != nil {
 		return RecoveryCall{}, err
 	}
+	r.NextStepAt = time.Time{}
+	if r.Status == RecoveryRunning {
+		rate, pausedUntil := flowOf(ep, now)
+		r.NextStepAt = now.Add(rc.Pace.Delay(rate, pausedUntil, len(msgs), now))
+	}
 	switch err := rc.Recoveries.Save(ctx, r, msgs); {
 	case errors.Is(err, ErrRecoveryRace):
-		won, err := rc.Recoveries.Current(ctx, project, endpointID)
+		won, err := rc.Recoveries.Current(ctx, r.ProjectID, r.EndpointID)
 		if err != nil {
 			return RecoveryCall{}, err
 		}
@@ -145,6 +177,17 @@ func (rc *Recoverer) Recover(ctx context.Context, project, endpointID string, si
 		return RecoveryCall{}, err
 	}
 	return RecoveryCall{Recovery: r, Queued: len(msgs)}, nil
+}
+
+// Step is the delivery request a save of r writes with the redrives msgs:
+// them and, while r runs, the continuation that asks for its next step;
+// nil when there is neither (a completing step that queued nothing).
+func (r Recovery) Step(msgs []Message) *DeliveryRequest {
+	k := r.Continuation()
+	if len(msgs) == 0 && k == nil {
+		return nil
+	}
+	return &DeliveryRequest{ID: r.ID, ProjectID: r.ProjectID, Kind: RequestRecover, EndpointID: r.EndpointID, Messages: msgs, Continuation: k}
 }
 
 // step reads r's window on from its position, page by page, and returns

@@ -2,7 +2,9 @@ package webhook_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,22 +15,26 @@ import (
 	"github.com/botix/public-api/internal/webhook/webhooktest"
 )
 
-// recoveryBench is an endpoint's deliveries in the fakes, and a Recoverer
-// over them.
+// recoveryBench is an endpoint's deliveries in the fakes, a Recoverer
+// over them, and the Continuer that takes the steps after the first.
 type recoveryBench struct {
 	t          *testing.T
 	deliveries *webhooktest.Deliveries
 	recoveries *webhooktest.Recoveries
+	endpoints  *webhooktest.Endpoints
 	rc         *webhook.Recoverer
-	endpoint   string
+	cont       *webhook.Continuer
+	endpoint   webhook.Endpoint
 	start, now time.Time
 }
 
 func newRecoveryBench(t *testing.T) *recoveryBench {
 	start := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
-	b := &recoveryBench{t: t, deliveries: &webhooktest.Deliveries{}, recoveries: &webhooktest.Recoveries{},
-		endpoint: ids.New(ids.WebhookEndpoint, start), start: start, now: start.Add(time.Hour)}
+	b := &recoveryBench{t: t, deliveries: &webhooktest.Deliveries{}, recoveries: &webhooktest.Recoveries{}, endpoints: &webhooktest.Endpoints{},
+		endpoint: webhooktest.NewEndpoint(start), start: start, now: start.Add(time.Hour)}
+	b.endpoints.Put(project, b.endpoint)
 	b.rc = &webhook.Recoverer{Deliveries: b.deliveries, Recoveries: b.recoveries, NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
+	b.cont = &webhook.Continuer{Recoverer: b.rc, Endpoints: b.endpoints, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return b.now }}
 	return b
 }
 
@@ -37,7 +43,7 @@ func newRecoveryBench(t *testing.T) *recoveryBench {
 func (b *recoveryBench) add(n int, status webhook.Status) {
 	for range n {
 		b.start = b.start.Add(time.Millisecond)
-		d := webhooktest.DeliveryTo(project, b.endpoint, b.start)
+		d := webhooktest.DeliveryTo(project, b.endpoint.ID, b.start)
 		d.Status = status
 		if _, err := b.deliveries.Create(context.Background(), d); err != nil {
 			b.t.Fatal(err)
@@ -52,6 +58,40 @@ func (b *recoveryBench) recover() webhook.RecoveryCall {
 		b.t.Fatal(err)
 	}
 	return call
+}
+
+// continuation is the message of the last step's continuation (nil: the
+// last step completed its recovery).
+func (b *recoveryBench) continuation() *webhook.Message {
+	if len(b.recoveries.Requests) == 0 {
+		return nil
+	}
+	k := b.recoveries.Requests[len(b.recoveries.Requests)-1].Continuation
+	if k == nil {
+		return nil
+	}
+	return &webhook.Message{ProjectID: project, Continuation: k}
+}
+
+// follow hands each continuation to the Continuer when it is due, as
+// the delivery queue does, until the recovery completes, and returns the
+// recovery's queued count after each step (the recover call's first).
+func (b *recoveryBench) follow() []int {
+	b.t.Helper()
+	cur, _ := b.recoveries.Current(context.Background(), project, b.endpoint.ID)
+	steps := []int{cur.Queued}
+	for m := b.continuation(); m != nil; m = b.continuation() {
+		if len(steps) > 100 {
+			b.t.Fatal("the recovery does not end")
+		}
+		b.now = m.Continuation.At
+		if d := b.cont.Handle(context.Background(), *m); !d.Done {
+			b.t.Fatalf("continuation %+v: %+v", m.Continuation, d)
+		}
+		cur, _ := b.recoveries.Current(context.Background(), project, b.endpoint.ID)
+		steps = append(steps, cur.Queued)
+	}
+	return steps
 }
 
 // queuedOnce checks that the steps queued each delivery of ids once.
@@ -74,41 +114,57 @@ func (b *recoveryBench) queuedOnce(want int) {
 }
 
 func TestRecovererBounds(t *testing.T) {
-	t.Run("a call queues at most MaxRecoveryBatch; the next one continues where it stopped, in the same recovery", func(t *testing.T) {
+	t.Run("a call takes the first step of at most MaxRecoveryBatch; continuations take the rest, in the same recovery", func(t *testing.T) {
 		b := newRecoveryBench(t)
 		b.add(120, webhook.StatusDead)
 		b.add(30, webhook.StatusDelivered)
 		b.add(130, webhook.StatusRetrying)
-		var calls []webhook.RecoveryCall
-		for range 3 {
-			calls = append(calls, b.recover())
+		first := b.recover()
+		if first.Queued != webhook.MaxRecoveryBatch || !first.HasMore() || first.NextStepAt.IsZero() {
+			t.Fatalf("the call: %+v", first)
 		}
-		for i, want := range []struct {
-			queued, total int
-			more          bool
-		}{{100, 100, true}, {100, 200, true}, {50, 250, false}} {
-			c := calls[i]
-			if c.Queued != want.queued || c.Recovery.Queued != want.total || c.HasMore() != want.more {
-				t.Fatalf("call %d: queued %d (total %d, more %v), want %+v", i+1, c.Queued, c.Recovery.Queued, c.HasMore(), want)
-			}
+		if steps := b.follow(); !slices.Equal(steps, []int{100, 200, 250}) {
+			t.Fatalf("queued after each step %v, want [100 200 250]", steps)
 		}
-		if calls[1].ID != calls[0].ID || calls[2].ID != calls[0].ID {
-			t.Fatalf("the calls of one recovery changed its id: %s %s %s", calls[0].ID, calls[1].ID, calls[2].ID)
+		cur, _ := b.recoveries.Current(context.Background(), project, b.endpoint.ID)
+		if cur.ID != first.ID || cur.Status != webhook.RecoveryCompleted || !cur.NextStepAt.IsZero() {
+			t.Fatalf("after the continuations %+v", cur)
 		}
 		b.queuedOnce(250)
 	})
-	t.Run("a second call while a recovery runs returns it, in its own window", func(t *testing.T) {
+	t.Run("a second call while a recovery runs returns it as it stands, in its own window", func(t *testing.T) {
 		b := newRecoveryBench(t)
 		b.add(webhook.MaxRecoveryBatch+1, webhook.StatusDead)
 		first := b.recover()
-		b.now = b.now.Add(time.Minute)
+		b.now = b.now.Add(time.Second)
 		second, err := b.rc.Recover(context.Background(), project, b.endpoint, b.now.Add(-time.Minute), b.now)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if second.ID != first.ID || !second.Since.Equal(first.Since) || !second.Until.Equal(first.Until) || second.Queued != 1 || second.Recovery.Queued != webhook.MaxRecoveryBatch+1 {
+		if second.ID != first.ID || !second.Since.Equal(first.Since) || !second.Until.Equal(first.Until) || second.Queued != 0 || second.Recovery.Queued != webhook.MaxRecoveryBatch || len(b.recoveries.Requests) != 1 {
 			t.Fatalf("first %+v, second %+v", first, second)
 		}
+		if steps := b.follow(); !slices.Equal(steps, []int{100, 101}) {
+			t.Fatalf("steps %v", steps)
+		}
+	})
+	t.Run("a call after the recovery stalled takes its next step; the late continuation then queues nothing", func(t *testing.T) {
+		b := newRecoveryBench(t)
+		b.add(2*webhook.MaxRecoveryBatch+1, webhook.StatusDead)
+		first := b.recover()
+		lost := b.continuation()
+		b.now = first.NextStepAt.Add(webhook.RecoveryStall + time.Second)
+		resumed := b.recover()
+		if resumed.ID != first.ID || resumed.Queued != webhook.MaxRecoveryBatch || resumed.Recovery.Queued != 2*webhook.MaxRecoveryBatch {
+			t.Fatalf("the resuming call %+v", resumed)
+		}
+		if d := b.cont.Handle(context.Background(), *lost); !d.Done || len(b.recoveries.Steps) != 2 {
+			t.Fatalf("the late continuation: %+v, %d steps", d, len(b.recoveries.Steps))
+		}
+		if steps := b.follow(); !slices.Equal(steps, []int{200, 201}) {
+			t.Fatalf("steps %v", steps)
+		}
+		b.queuedOnce(2*webhook.MaxRecoveryBatch + 1)
 	})
 	t.Run("two concurrent calls: the one that saves second queues nothing and answers the winner's recovery", func(t *testing.T) {
 		b := newRecoveryBench(t)
@@ -124,17 +180,16 @@ func TestRecovererBounds(t *testing.T) {
 		}
 		b.queuedOnce(20)
 	})
-	t.Run("a call reads at most MaxRecoveryPages pages of RecoveryPageSize, whatever they hold", func(t *testing.T) {
+	t.Run("a step reads at most MaxRecoveryPages pages of RecoveryPageSize, whatever they hold", func(t *testing.T) {
 		b := newRecoveryBench(t)
 		b.add(webhook.MaxRecoveryPages*webhook.RecoveryPageSize+5, webhook.StatusDelivered)
 		b.add(3, webhook.StatusDead)
 		first := b.recover()
-		if b.deliveries.Pages != webhook.MaxRecoveryPages || first.Queued != 0 || !first.HasMore() {
+		if b.deliveries.Pages != webhook.MaxRecoveryPages || first.Queued != 0 || !first.HasMore() || !first.NextStepAt.Equal(b.now) {
 			t.Fatalf("%d pages read, %+v", b.deliveries.Pages, first)
 		}
-		second := b.recover()
-		if second.ID != first.ID || second.Queued != 3 || second.HasMore() || b.deliveries.Pages != webhook.MaxRecoveryPages+1 {
-			t.Fatalf("the continuation read %d pages in all: %+v", b.deliveries.Pages, second)
+		if steps := b.follow(); !slices.Equal(steps, []int{0, 3}) || b.deliveries.Pages != webhook.MaxRecoveryPages+1 {
+			t.Fatalf("the continuation read %d pages in all: steps %v", b.deliveries.Pages, steps)
 		}
 		b.queuedOnce(3)
 	})
@@ -145,7 +200,7 @@ func TestRecovererBounds(t *testing.T) {
 		if _, err := b.rc.Recover(context.Background(), project, b.endpoint, b.start.Add(-time.Hour), b.now); err == nil {
 			t.Fatal("no error")
 		}
-		if cur, _ := b.recoveries.Current(context.Background(), project, b.endpoint); cur != nil || len(b.recoveries.Steps) != 0 {
+		if cur, _ := b.recoveries.Current(context.Background(), project, b.endpoint.ID); cur != nil || len(b.recoveries.Steps) != 0 {
 			t.Fatalf("saved %+v", cur)
 		}
 		if c := b.recover(); c.Queued != 3 {
@@ -159,8 +214,10 @@ func TestRecovererBounds(t *testing.T) {
 func TestRecoveryBoundsAsDocumented(t *testing.T) {
 	batch, page, pages := strconv.Itoa(webhook.MaxRecoveryBatch), strconv.Itoa(webhook.RecoveryPageSize), strconv.Itoa(webhook.MaxRecoveryPages)
 	cooldown := strconv.Itoa(int(webhook.RecoveryCooldown.Minutes())) + " minutes"
+	pace, stall := strconv.Itoa(webhook.DefaultRecoveryPace), strconv.Itoa(int(webhook.RecoveryStall.Minutes()))+" minutes"
 	for file, wants := range map[string][]string{
-		"../../README.md": {"queues at most " + batch + " of them", "**At most " + batch + " deliveries per call** (`MaxRecoveryBatch`)",
+		"../../README.md": {"queues at most " + batch + " of them", "**At most " + batch + " deliveries per step** (`MaxRecoveryBatch`)",
+			pace + " deliveries per second (`DefaultRecoveryPace`", "more than " + stall + " late\n  (`RecoveryStall`)", "parameter `WebhookRecoveryPace`, " + pace + ")", "| `WEBHOOK_RECOVERY_PACE` | `" + pace + "` |",
 			"`Limit` " + page + " (`RecoveryPageSize`)", "at most " + pages + " pages (`MaxRecoveryPages`)", "for " + cooldown + "\n  (`RecoveryCooldown`)",
 			"at most once per " + cooldown},
 		"../../sdk/openapi.yaml":         {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},

@@ -57,8 +57,11 @@ var Permissions = map[string][]app.Permission{
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"}),
 	// Endpoints (and their health) live in the data table, with the health
 	// events the function writes; deliveries and attempt logs in the
-	// deliveries table.
+	// deliveries table. A recovery's continuation reads the endpoint's
+	// failed deliveries (gsi2) and saves the step (the recovery item and its
+	// step request, PutItem).
 	"DeliverFunction": append(append(write("DataTable", "GetItem", "PutItem", "UpdateItem", "ConditionCheckItem"), write("DeliveriesTable", "GetItem", "PutItem", "UpdateItem")...),
+		app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"},
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeadLetterQueue"},
 		// Deferrals (no capacity at the endpoint) and short slow-downs.
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"},

@@ -754,7 +754,7 @@ function recoverForm(eps) {
       const epID = form.elements['recover-endpoint'].value;
       if (!epID) throw new Error('there is no endpoint to recover');
       const r = await mutate('POST', '/webhook-endpoints/' + epID + '/recover', { since: sinceISO });
-      const more = r.data.has_more ? ' More remain: press Recover again to continue this recovery.' : '';
+      const more = r.data.has_more ? ' More remain: the recovery continues by itself, a step at a time at the pace the endpoint can take; follow it on the endpoint’s card under Endpoints.' : '';
       const skipped = r.data.skipped ? ` ${r.data.skipped} re-sent by a recovery in the last 15 minutes were left alone.` : '';
       out.replaceChildren(noticeBox(`Recovery ${r.data.recovery_id} ${r.data.status}: ${r.data.queued} failed or dead deliveries since ${r.data.since} queued to be sent again (${r.data.deliveries} by this recovery in all).${skipped}${more}`, r.requestId));
     }, err => out.replaceChildren(errorBox(err)));
@@ -833,15 +833,29 @@ function createForm(top, done) {
   return form;
 }
 
+// recoveryLine tells an endpoint's latest recovery (GET of the endpoint)
+// as it stands, as text and time nodes.
+function recoveryLine(r) {
+  const counts = `${r.queued} queued to be sent again` + (r.skipped ? `, ${r.skipped} left alone (re-sent by a recovery shortly before)` : '');
+  if (r.status === 'running') {
+    return [`Recovery ${r.id} running: ${counts} so far, failed or dead since `, fmtTime(r.since), '; it continues by itself',
+      ...(r.next_step_at ? [', next step at ', fmtTime(r.next_step_at)] : []), '.'];
+  }
+  return [`Last recovery ${r.id} completed: ${counts}, failed or dead since `, fmtTime(r.since), ' (finished ', fmtTime(r.updated_at), ').'];
+}
+
 function endpointCard(ep, top, refresh) {
   const card = el('div', { class: 'card endpoint', 'data-id': ep.id });
   const out = el('div', {});
+  const recovery = el('div', { class: 'muted recovery' });
   const path = '/webhook-endpoints/' + ep.id;
+  get(path).then(full => { if (full.recovery) recovery.replaceChildren(...recoveryLine(full.recovery)); }, () => {});
   const show = () => card.replaceChildren(
     el('div', { class: 'attempt-head' }, el('strong', { class: 'wrap' }, ep.url), badge(ep.enabled ? 'enabled' : 'disabled'), el('code', { class: 'muted' }, ep.id)),
     ep.description ? el('div', {}, ep.description) : null,
     ep.disabled_reason ? el('div', { class: 'muted' }, 'Disabled: ', ep.disabled_reason) : null,
     el('div', { class: 'muted' }, 'Events: ', ep.events.join(', ')),
+    recovery,
     el('div', { class: 'actions' },
       button('Edit', 'secondary', async () => edit()),
       button(ep.enabled ? 'Disable' : 'Enable', 'secondary', async () => {

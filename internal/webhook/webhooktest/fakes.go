@@ -450,7 +450,7 @@ type Queue struct {
 	Faults
 	mu   sync.Mutex
 	sent []webhook.Message
-	// deferred are the messages put back with a delay.
+	// deferred are the messages put back with a delay (also in sent).
 	deferred []webhook.Deferred
 	dead     []webhook.Message
 }
@@ -472,8 +472,9 @@ func (q *Queue) Enqueue(_ context.Context, msgs []webhook.Message) []error {
 	return errs
 }
 
-// Defer implements webhook.Queue: the messages are kept, with their
-// delays, in Deferred (and not in Sent); a fault fails the whole call.
+// Defer implements webhook.Queue: the messages are among Sent at once
+// (the fake does not hold them back) and among Deferred with their delays;
+// a fault fails the whole call.
 func (q *Queue) Defer(_ context.Context, msgs []webhook.Deferred) []error {
 	errs := make([]error, len(msgs))
 	if err := q.take("Defer"); err != nil {
@@ -485,6 +486,9 @@ func (q *Queue) Defer(_ context.Context, msgs []webhook.Deferred) []error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.deferred = append(q.deferred, msgs...)
+	for _, m := range msgs {
+		q.sent = append(q.sent, m.Message)
+	}
 	return errs
 }
 
@@ -694,12 +698,14 @@ func (p *Poster) Posted() []Posted {
 
 // Recoveries is an in-memory webhook.Recoveries: the version condition is
 // checked under a lock, as DynamoDB checks it in one write. Steps are the
-// redrives of every successful Save, in order.
+// redrives of every successful Save, in order; Requests the step requests
+// those Saves wrote (what the stream carries to the dispatcher).
 type Recoveries struct {
 	Faults
-	mu    sync.Mutex
-	items map[string]webhook.Recovery
-	Steps [][]webhook.Message
+	mu       sync.Mutex
+	items    map[string]webhook.Recovery
+	Steps    [][]webhook.Message
+	Requests []webhook.DeliveryRequest
 	// BeforeSave, when set, runs at the start of each Save (without the
 	// lock): tests put a concurrent caller's Save there.
 	BeforeSave func()
@@ -742,6 +748,9 @@ func (s *Recoveries) Save(_ context.Context, r webhook.Recovery, msgs []webhook.
 	s.items[k] = r
 	if len(msgs) > 0 {
 		s.Steps = append(s.Steps, slices.Clone(msgs))
+	}
+	if step := r.Step(slices.Clone(msgs)); step != nil {
+		s.Requests = append(s.Requests, *step)
 	}
 	return nil
 }

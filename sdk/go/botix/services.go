@@ -240,10 +240,11 @@ func (s *WebhookEndpointsService) Test(ctx context.Context, id string, opts ...C
 }
 
 // Recover re-sends the failed or dead deliveries of the endpoint created
-// since then (at most 14 days back) as a fresh round, at most 100 per call:
-// while the answer's HasMore is true, call again (the same recovery goes
-// on from where it stopped; a call while one runs never starts another).
-// 409 ENDPOINT_DISABLED while the endpoint is disabled.
+// since then (at most 14 days back) as a fresh round, at most 100 per call
+// and per step after it: while the answer's HasMore is true the recovery
+// continues by itself, paced (Get shows its progress; a call while one
+// runs never starts another). 409 ENDPOINT_DISABLED while the endpoint is
+// disabled.
 func (s *WebhookEndpointsService) Recover(ctx context.Context, id string, since time.Time, opts ...CallOption) (*Recovery, error) {
 	var out Recovery
 	body := map[string]string{"since": since.UTC().Format(time.RFC3339Nano)}

@@ -116,8 +116,27 @@ type WebhookEndpoint struct {
 	LastFailureAt       string   `json:"last_failure_at,omitempty"`
 	FailingSince        string   `json:"failing_since,omitempty"`
 	ConsecutiveFailures int      `json:"consecutive_failures"`
+	// Recovery is the endpoint's latest recovery, on WebhookEndpoints.Get
+	// once it had one (nil otherwise).
+	Recovery *RecoveryProgress `json:"recovery,omitempty"`
 
 	Response Response `json:"-"`
+}
+
+// RecoveryProgress is an endpoint's latest recovery as Get shows it: while
+// Status is "running" it continues by itself, a step at a time, and Queued
+// grows until it is "completed".
+type RecoveryProgress struct {
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Since   string `json:"since"`
+	Until   string `json:"until"`
+	Queued  int    `json:"queued"`
+	Skipped int    `json:"skipped"`
+	// NextStepAt is when the next step is due (while running).
+	NextStepAt string `json:"next_step_at,omitempty"`
+	CreatedAt  string `json:"created_at"`
+	UpdatedAt  string `json:"updated_at"`
 }
 
 // WebhookEndpointWithSecret is the answer of a creation or a rotation: the
@@ -167,9 +186,10 @@ type TestEvent struct {
 // Recovery is the answer of WebhookEndpoints.Recover: the endpoint's one
 // recovery after the call. A call queues at most 100 failed or dead
 // deliveries (Queued) for a fresh round, asynchronously; while HasMore,
-// the recovery is "running" and the next call continues it from where it
-// stopped. Deliveries counts what the recovery queued over all its calls;
-// Skipped the deliveries left alone because a recovery re-queued them
+// the recovery is "running" and continues by itself, paced, its next step
+// due at NextStepAt (follow it with Get: WebhookEndpoint.Recovery).
+// Deliveries counts what the recovery queued over all its steps; Skipped
+// the deliveries left alone because a recovery re-queued them
 // less than 15 minutes before.
 type Recovery struct {
 	ID         string `json:"recovery_id"`
@@ -181,6 +201,7 @@ type Recovery struct {
 	Queued     int    `json:"queued"`
 	Skipped    int    `json:"skipped"`
 	HasMore    bool   `json:"has_more"`
+	NextStepAt string `json:"next_step_at,omitempty"`
 
 	Response Response `json:"-"`
 }

@@ -24,6 +24,8 @@ export type Deleted = S["Deleted"];
 export type TestEvent = S["TestEvent"];
 export type RecoverRequest = S["RecoverRequest"];
 export type Recovery = S["Recovery"];
+/** An endpoint's latest recovery, as `get` shows it (`WebhookEndpoint.recovery`). */
+export type RecoveryProgress = S["RecoveryProgress"];
 export type Delivery = S["Delivery"];
 export type DeliveryDetail = S["DeliveryDetail"];
 export type RedirectRequest = S["RedirectRequest"];
@@ -346,7 +348,7 @@ export class WebhookEndpoints {
   test(id: string, opts?: CallOptions): Promise<WithResponse<TestEvent>> {
     return this.c.request("testWebhookEndpoint", { id }, {}, opts);
   }
-  /** Re-sends the failed or dead deliveries since a time (at most 100 per call; call again while has_more). */
+  /** Re-sends the failed or dead deliveries since a time (at most 100 per step; while has_more the recovery continues by itself, paced: `get` shows its progress). */
   recover(id: string, since: Date | string, opts?: CallOptions): Promise<WithResponse<Recovery>> {
     const body: RecoverRequest = { since: timeParam(since)! };
     return this.c.request("recoverWebhookEndpoint", { id }, { body }, opts);

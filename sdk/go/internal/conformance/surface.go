@@ -119,7 +119,7 @@ var schemaTypes = map[string]any{
 	"ScenarioRun": botix.ScenarioRun{}, "ScenarioRunCreate": botix.ScenarioRunCreate{},
 	"WebhookEndpoint": botix.WebhookEndpoint{}, "WebhookEndpointWithSecret": botix.WebhookEndpointWithSecret{},
 	"WebhookEndpointCreate": botix.WebhookEndpointCreate{}, "WebhookEndpointUpdate": botix.WebhookEndpointUpdate{},
-	"Deleted": botix.Deleted{}, "TestEvent": botix.TestEvent{}, "Recovery": botix.Recovery{},
+	"Deleted": botix.Deleted{}, "TestEvent": botix.TestEvent{}, "Recovery": botix.Recovery{}, "RecoveryProgress": botix.RecoveryProgress{},
 	"Delivery": botix.Delivery{}, "DeliveryDetail": botix.DeliveryDetail{}, "Attempt": botix.Attempt{},
 	"DeliveryRequest": botix.DeliveryRequest{}, "Counts": botix.Counts{}, "DeliveryStats": botix.DeliveryStats{},
 	"Inspector": botix.Inspector{}, "InspectorRequest": botix.InspectorRequest{}, "Event": botix.Event{},

@@ -882,6 +882,24 @@ export interface components {
             rate_limit?: components["schemas"]["RateLimit"];
             max_concurrency?: components["schemas"]["MaxConcurrency"];
             throttle?: components["schemas"]["EndpointThrottle"];
+            recovery?: components["schemas"]["RecoveryProgress"];
+        };
+        /** @description The endpoint's latest recovery (on GET of one endpoint, once it had one): while status is running it continues by itself, a step every few seconds, and queued grows until it completes. */
+        RecoveryProgress: {
+            id: string;
+            /** @enum {unknown} */
+            status: "running" | "completed";
+            since: components["schemas"]["Timestamp"];
+            until: components["schemas"]["Timestamp"];
+            /** @description Deliveries the recovery queued so far, over all its steps. */
+            queued: number;
+            /** @description Failed deliveries it left alone because a recovery re-queued them less than 15 minutes before. */
+            skipped: number;
+            /** @description When its next step is due (while running). */
+            next_step_at?: components["schemas"]["Timestamp"];
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When its last step was taken. */
+            updated_at: components["schemas"]["Timestamp"];
         };
         WebhookEndpointWithSecret: {
             id: components["schemas"]["WebhookEndpointID"];
@@ -900,6 +918,7 @@ export interface components {
             rate_limit?: components["schemas"]["RateLimit"];
             max_concurrency?: components["schemas"]["MaxConcurrency"];
             throttle?: components["schemas"]["EndpointThrottle"];
+            recovery?: components["schemas"]["RecoveryProgress"];
             /** @description Shown only in this answer. */
             secret: string;
             /** @description A rotation's - until then the previous secret signs too. */
@@ -961,22 +980,24 @@ export interface components {
              */
             since: string;
         };
-        /** @description The endpoint's one recovery after this call. A call queues at most 100 deliveries (queued); while has_more is true the recovery is running and the next call (any key) continues it from where it stopped, in its own since/until window, instead of starting another. A delivery a recovery re-queued is left alone by recoveries for 15 minutes (counted in skipped). */
+        /** @description The endpoint's one recovery after this call. A call queues at most 100 deliveries (queued), the recovery's first step; while has_more is true the recovery is running and continues by itself, step by step (each queues at most 100 deliveries), paced to what the endpoint can take (next_step_at; follow it on GET of the endpoint, its recovery object). A call while it runs answers it as it stands, in its own since/until window, instead of starting another. A delivery a recovery re-queued is left alone by recoveries for 15 minutes (counted in skipped). */
         Recovery: {
             recovery_id: string;
             endpoint_id: components["schemas"]["WebhookEndpointID"];
             since: components["schemas"]["Timestamp"];
             until: components["schemas"]["Timestamp"];
-            /** @description Deliveries this recovery queued so far, over all its calls. */
+            /** @description Deliveries this recovery queued so far, over all its steps. */
             deliveries: number;
             /** @description Deliveries this call queued (none for a call that lost the race to a concurrent one). */
             queued: number;
             /** @description Failed deliveries this recovery left alone because a recovery re-queued them less than 15 minutes before. */
             skipped: number;
-            /** @description The window is not read to its end: call again to continue. */
+            /** @description The window is not read to its end: the recovery continues by itself (no need to call again). */
             has_more: boolean;
             /** @enum {unknown} */
             status: "running" | "completed";
+            /** @description When the recovery's next step is due (while running). */
+            next_step_at?: components["schemas"]["Timestamp"];
         };
         Delivery: {
             id: components["schemas"]["DeliveryID"];
@@ -1575,7 +1596,7 @@ export interface components {
                 "application/json": components["schemas"]["TestEvent"];
             };
         };
-        /** @description The endpoint's recovery, started or continued by this call: queued deliveries start a fresh round, asynchronously. */
+        /** @description The endpoint's recovery, started by this call (or running already): queued deliveries start a fresh round, asynchronously. */
         Recovery202: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

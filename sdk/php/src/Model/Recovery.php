@@ -6,7 +6,7 @@ namespace Botix\Model;
 
 use Botix\Response;
 
-/** The answer of webhookEndpoints->recover(): while hasMore, call again. (schema Recovery) */
+/** The answer of webhookEndpoints->recover(): while hasMore, the recovery continues by itself (get() shows its progress). (schema Recovery) */
 final class Recovery extends Model
 {
     public const SCHEMA = 'Recovery';
@@ -20,6 +20,7 @@ final class Recovery extends Model
         'skipped' => 'skipped',
         'has_more' => 'hasMore',
         'status' => 'status',
+        'next_step_at' => 'nextStepAt',
     ];
 
     public function __construct(
@@ -32,6 +33,8 @@ final class Recovery extends Model
         public readonly int $skipped,
         public readonly bool $hasMore,
         public readonly string $status,
+        /** When the recovery's next step is due (while it runs). */
+        public readonly ?string $nextStepAt = null,
         /** The HTTP answer this result came from (null when built by hand or as an item of a page). */
         public readonly ?Response $response = null,
     ) {

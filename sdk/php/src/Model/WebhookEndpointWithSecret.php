@@ -24,7 +24,12 @@ final class WebhookEndpointWithSecret extends Model
         'last_success_at' => 'lastSuccessAt',
         'last_failure_at' => 'lastFailureAt',
         'failing_since' => 'failingSince',
+        'recovery' => 'recovery',
         'previous_secret_expires_at' => 'previousSecretExpiresAt',
+    ];
+
+    public const NESTED = [
+        'recovery' => RecoveryProgress::class,
     ];
 
     public function __construct(
@@ -41,6 +46,8 @@ final class WebhookEndpointWithSecret extends Model
         public readonly ?string $lastSuccessAt = null,
         public readonly ?string $lastFailureAt = null,
         public readonly ?string $failingSince = null,
+        /** The endpoint's latest recovery (on get, once it had one). */
+        public readonly ?RecoveryProgress $recovery = null,
         public readonly ?string $previousSecretExpiresAt = null,
         /** The HTTP answer this result came from (null when built by hand or as an item of a page). */
         public readonly ?Response $response = null,

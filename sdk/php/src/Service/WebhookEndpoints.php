@@ -69,7 +69,8 @@ final class WebhookEndpoints extends Service
 
     /**
      * Re-sends the failed or dead deliveries created since then (at most 14 days back), at most 100
-     * per call: while the answer's hasMore is true, call again. 409 ENDPOINT_DISABLED while disabled.
+     * per step: while the answer's hasMore is true the recovery continues by itself, paced (get()
+     * shows its progress in recovery). 409 ENDPOINT_DISABLED while disabled.
      */
     public function recover(string $id, \DateTimeInterface $since, ?string $idempotencyKey = null): Recovery
     {

@@ -214,7 +214,8 @@ class WebhookEndpointsService(_Service):
         return self._c._one(TestEvent, ROUTE_ENDPOINTS_TEST, (endpoint_id,), idempotency_key=idempotency_key)
 
     def recover(self, endpoint_id: str, since: Union[str, datetime], *, idempotency_key: Optional[str] = None) -> Recovery:
-        """Re-sends the failed or dead deliveries since then, at most 100 per call: call again while has_more."""
+        """Re-sends the failed or dead deliveries since then, at most 100 per step: while has_more the
+        recovery continues by itself, paced (``get`` shows its progress in ``recovery``)."""
         body = RecoverRequest(since=time_param(since) or "")
         return self._c._one(Recovery, ROUTE_ENDPOINTS_RECOVER, (endpoint_id,), body=body.to_json(), idempotency_key=idempotency_key)
 

@@ -23,7 +23,7 @@ __all__ = [
     "Response", "Model", "Contact", "ContactCreate", "ContactCount", "Message", "MessageCreate",
     "CatalogItem", "CatalogImportCreate", "CatalogImport", "ScenarioRunCreate", "ScenarioRun",
     "WebhookEndpoint", "WebhookEndpointWithSecret", "WebhookEndpointCreate", "WebhookEndpointUpdate",
-    "Deleted", "TestEvent", "RecoverRequest", "Recovery", "Delivery", "DeliveryDetail", "Attempt",
+    "Deleted", "TestEvent", "RecoverRequest", "Recovery", "RecoveryProgress", "Delivery", "DeliveryDetail", "Attempt",
     "RedirectRequest", "DeliveryRequest", "Counts", "StatsBucket", "DeliveryStats", "Inspector",
     "InspectorRequest", "Event", "ThinEvent", "WebhookTestData", "ErrorCodeInfo",
     "ErrorCodeReference", "ErrorBody", "ErrorEnvelope", "Page", "PAGE_SCHEMAS", "schema_models",
@@ -206,8 +206,28 @@ class ScenarioRun(Model):
 
 
 @dataclass
+class RecoveryProgress(Model):
+    """An endpoint's latest recovery, as ``webhook_endpoints.get`` shows it:
+    while ``status`` is ``running`` it continues by itself, a step at a
+    time, and ``queued`` grows until it is ``completed``."""
+
+    __schema__ = "RecoveryProgress"
+    id: str = ""
+    status: str = ""
+    since: str = ""
+    until: str = ""
+    queued: int = 0
+    skipped: int = 0
+    #: When the next step is due (while running).
+    next_step_at: Optional[str] = None
+    created_at: str = ""
+    updated_at: str = ""
+
+
+@dataclass
 class WebhookEndpoint(Model):
     __schema__ = "WebhookEndpoint"
+    __nested__ = {"recovery": (RecoveryProgress, False)}
     id: str = ""
     url: str = ""
     events: List[str] = field(default_factory=list)
@@ -220,6 +240,8 @@ class WebhookEndpoint(Model):
     last_failure_at: Optional[str] = None
     failing_since: Optional[str] = None
     consecutive_failures: int = 0
+    #: The endpoint's latest recovery (on ``get``, once it had one).
+    recovery: Optional[RecoveryProgress] = None
     response: Response = field(default_factory=Response, repr=False, compare=False)
 
 
@@ -288,6 +310,8 @@ class Recovery(Model):
     queued: int = 0
     skipped: int = 0
     has_more: bool = False
+    #: When the recovery's next step is due (while it runs by itself).
+    next_step_at: Optional[str] = None
     response: Response = field(default_factory=Response, repr=False, compare=False)
 
 
