@@ -23,6 +23,13 @@ final class WebhookEndpoint extends Model
         'last_success_at' => 'lastSuccessAt',
         'last_failure_at' => 'lastFailureAt',
         'failing_since' => 'failingSince',
+        'rate_limit' => 'rateLimit',
+        'max_concurrency' => 'maxConcurrency',
+        'throttle' => 'throttle',
+    ];
+
+    public const NESTED = [
+        'throttle' => EndpointThrottle::class,
     ];
 
     public function __construct(
@@ -38,6 +45,12 @@ final class WebhookEndpoint extends Model
         public readonly ?string $lastSuccessAt = null,
         public readonly ?string $lastFailureAt = null,
         public readonly ?string $failingSince = null,
+        /** Deliveries started per second at most (null: no limit). */
+        public readonly ?int $rateLimit = null,
+        /** Requests in flight at once at most (null: no limit). */
+        public readonly ?int $maxConcurrency = null,
+        /** Present while the receiver's slow-down lasts. */
+        public readonly ?EndpointThrottle $throttle = null,
         /** The HTTP answer this result came from (null when built by hand or as an item of a page). */
         public readonly ?Response $response = null,
     ) {

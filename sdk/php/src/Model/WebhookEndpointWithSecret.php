@@ -24,7 +24,14 @@ final class WebhookEndpointWithSecret extends Model
         'last_success_at' => 'lastSuccessAt',
         'last_failure_at' => 'lastFailureAt',
         'failing_since' => 'failingSince',
+        'rate_limit' => 'rateLimit',
+        'max_concurrency' => 'maxConcurrency',
+        'throttle' => 'throttle',
         'previous_secret_expires_at' => 'previousSecretExpiresAt',
+    ];
+
+    public const NESTED = [
+        'throttle' => EndpointThrottle::class,
     ];
 
     public function __construct(
@@ -41,6 +48,12 @@ final class WebhookEndpointWithSecret extends Model
         public readonly ?string $lastSuccessAt = null,
         public readonly ?string $lastFailureAt = null,
         public readonly ?string $failingSince = null,
+        /** Deliveries started per second at most (null: no limit). */
+        public readonly ?int $rateLimit = null,
+        /** Requests in flight at once at most (null: no limit). */
+        public readonly ?int $maxConcurrency = null,
+        /** Present while the receiver's slow-down lasts. */
+        public readonly ?EndpointThrottle $throttle = null,
         public readonly ?string $previousSecretExpiresAt = null,
         /** The HTTP answer this result came from (null when built by hand or as an item of a page). */
         public readonly ?Response $response = null,
