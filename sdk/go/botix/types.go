@@ -155,8 +155,10 @@ type WebhookEndpointCreate struct {
 	URL         string   `json:"url"`
 	Events      []string `json:"events"`
 	Description string   `json:"description,omitempty"`
-	// RateLimit (1 to 1000 deliveries per second) and MaxConcurrency (1 to
-	// 100 requests in flight) bound the endpoint; 0 is no limit.
+	// RateLimit (deliveries started per second) and MaxConcurrency
+	// (requests in flight) bound the endpoint, within the ranges of
+	// sdk/openapi.yaml (a value out of range is a CodeValidationFailed
+	// naming the field); 0 is no limit.
 	RateLimit      int `json:"rate_limit,omitempty"`
 	MaxConcurrency int `json:"max_concurrency,omitempty"`
 }

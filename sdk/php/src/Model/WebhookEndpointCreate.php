@@ -20,9 +20,9 @@ final class WebhookEndpointCreate extends Model
         public readonly string $url,
         public readonly array $events,
         public readonly ?string $description = null,
-        /** 1 to 1000 deliveries started per second (null: no limit). */
+        /** Deliveries started per second, in the API's range (null: no limit). */
         public readonly ?int $rateLimit = null,
-        /** 1 to 100 requests in flight (null: no limit). */
+        /** Requests in flight, in the API's range (null: no limit). */
         public readonly ?int $maxConcurrency = null,
     ) {
     }

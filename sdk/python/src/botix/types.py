@@ -281,9 +281,9 @@ class WebhookEndpointCreate(Model):
     url: str = ""
     events: List[str] = field(default_factory=list)
     description: Optional[str] = None
-    #: 1 to 1000 deliveries started per second (None: no limit).
+    #: Deliveries started per second, in the API's range (None: no limit).
     rate_limit: Optional[int] = None
-    #: 1 to 100 requests in flight (None: no limit).
+    #: Requests in flight, in the API's range (None: no limit).
     max_concurrency: Optional[int] = None
 
 
