@@ -45,6 +45,9 @@ func TestDashboardEndpointLimits(t *testing.T) {
 		rate, inFlight := "#"+ep.ID+"-rate_limit", "#"+ep.ID+"-max_concurrency"
 		o.open("/endpoints")
 		o.waitText(card+" .limits", "Limits: no limits")
+		if text := o.text(card); strings.Contains(text, "null") {
+			t.Fatalf("an absent description shows on the card: %q", text)
+		}
 
 		o.click(card, "Edit")
 		o.do(chromedp.SetValue(chromedp.CSS(rate), "5000"))

@@ -53,6 +53,11 @@ function el(tag, attrs, ...children) {
   return n;
 }
 
+function emptied(n) {
+  n.replaceChildren();
+  return n;
+}
+
 function append(n, children) {
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
@@ -898,7 +903,8 @@ function endpointCard(ep, top, refresh) {
   const card = el('div', { class: 'card endpoint', 'data-id': ep.id });
   const out = el('div', {});
   const path = '/webhook-endpoints/' + ep.id;
-  const show = () => card.replaceChildren(
+  // append skips an absent line; replaceChildren would show it as "null".
+  const show = () => append(emptied(card), [
     el('div', { class: 'attempt-head' }, el('strong', { class: 'wrap' }, ep.url), badge(ep.enabled ? 'enabled' : 'disabled'), el('code', { class: 'muted' }, ep.id)),
     ep.description ? el('div', {}, ep.description) : null,
     ep.disabled_reason ? el('div', { class: 'muted' }, 'Disabled: ', ep.disabled_reason) : null,
@@ -929,7 +935,7 @@ function endpointCard(ep, top, refresh) {
         await mutate('DELETE', path);
         await refresh();
       })),
-    out);
+    out]);
   const edit = () => {
     const url = el('input', { id: ep.id + '-url', type: 'url', required: true, value: ep.url });
     const desc = el('input', { id: ep.id + '-description', class: 'wide', maxlength: 500, value: ep.description || '' });
