@@ -101,7 +101,7 @@ func TestLimitMarshal(t *testing.T) {
 	for _, tc := range []struct {
 		l    *botix.Limit
 		want string
-	}{{botix.LimitTo(1), "1"}, {botix.LimitTo(1000), "1000"}, {botix.NoLimit(), "null"}} {
+	}{{botix.LimitTo(1), "1"}, {botix.LimitTo(1000), "1000"}, {botix.NoLimit(), "null"}, {botix.LimitTo(0), "null"}} {
 		b, err := json.Marshal(tc.l)
 		if err != nil || string(b) != tc.want {
 			t.Errorf("%s, %v; want %s", b, err, tc.want)

@@ -181,7 +181,8 @@ type WebhookEndpointUpdate struct {
 // removes it (sent as null).
 type Limit struct{ n int }
 
-// LimitTo sets a bound of n.
+// LimitTo sets a bound of n; LimitTo(0) is NoLimit(), as 0 is no limit on
+// WebhookEndpoint and WebhookEndpointCreate.
 func LimitTo(n int) *Limit { return &Limit{n} }
 
 // NoLimit removes a bound.
