@@ -27,7 +27,7 @@ __all__ = [
     "RedirectRequest", "DeliveryRequest", "Counts", "StatsBucket", "DeliveryStats", "Inspector",
     "InspectorRequest", "Event", "ThinEvent", "WebhookTestData", "ErrorCodeInfo",
     "ErrorCodeReference", "ErrorBody", "ErrorEnvelope", "Page", "PAGE_SCHEMAS", "schema_models",
-    "EndpointThrottle", "NO_LIMIT", "NoLimit",
+    "EndpointThrottle", "NO_LIMIT", "NoLimit", "WebhookEndpointHealth",
 ]
 
 
@@ -490,6 +490,26 @@ class WebhookTestData(Model):
     id: str = ""
     endpoint_id: str = ""
     message: str = ""
+
+
+@dataclass
+class WebhookEndpointHealth(Model):
+    """The data of a health event: the endpoint it is about, its streak of failures, and what the type adds."""
+
+    __schema__ = "WebhookEndpointHealth"
+    id: str = ""
+    endpoint_id: str = ""
+    url: str = ""
+    failing_since: str = ""
+    consecutive_failures: Optional[int] = None
+    last_failure_at: Optional[str] = None
+    last_error_class: Optional[str] = None
+    disable_at: Optional[str] = None
+    disabled_at: Optional[str] = None
+    #: "gone" or "failing".
+    disabled_cause: Optional[str] = None
+    disabled_reason: Optional[str] = None
+    recovered_at: Optional[str] = None
 
 
 @dataclass
