@@ -94,7 +94,9 @@ func newRecoveryPipeline(t *testing.T) *recoveryPipeline {
 	p.rc = &webhook.Recoverer{Deliveries: p.deliveries, Recoveries: p.recoveries, NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
 	cont := &webhook.Continuer{Recoverer: p.rc, Endpoints: p.endpoints, Log: slog.New(slog.DiscardHandler), Now: p.clock}
 	route := cont.Route(p.deliverer.HandleBatch)
-	p.handle = func(ctx context.Context, m webhook.Message) webhook.Disposition { return route(ctx, []webhook.Message{m})[0] }
+	p.handle = func(ctx context.Context, m webhook.Message) webhook.Disposition {
+		return route(ctx, []webhook.Message{m})[0]
+	}
 	return p
 }
 
