@@ -82,7 +82,7 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 	}
 	tickets := make([]Ticket, len(idx))
 	for k, i := range idx {
-		tickets[k] = Ticket{Slot: msgs[i].Slot}
+		tickets[k] = Ticket{Slot: msgs[i].Slot, Of: msgs[i].SlotOf}
 	}
 	plan, err := d.plan(ctx, project, ep, tickets, now, until)
 	if err != nil {
@@ -95,13 +95,14 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 	var later []Deferred
 	var laterIdx []int
 	var run []int
+	var at []int64
 	for k, a := range plan.Admissions {
 		if a.Run {
-			run = append(run, idx[k])
+			run, at = append(run, idx[k]), append(at, a.At)
 			continue
 		}
 		m := msgs[idx[k]]
-		m.Slot = a.Ticket.Slot
+		m.Slot, m.SlotOf = a.Ticket.Slot, a.Ticket.Of
 		later, laterIdx = append(later, Deferred{Message: m, Delay: a.Wait}), append(laterIdx, idx[k])
 	}
 	if len(later) > 0 {
@@ -128,10 +129,52 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 			d.cache.release(project, endpointID, plan.Take)
 		}()
 	}
-	for _, i := range run {
+	for k, i := range run {
 		m := msgs[i]
-		m.Slot = 0
-		d.spawn(ctx, &wg, m, &out[i], slots)
+		m.Slot, m.SlotOf = 0, 0
+		d.spawnAt(ctx, &wg, project, endpointID, m, &out[i], slots, at[k])
+	}
+}
+
+// spawnAt is spawn for a start at (epoch ms) within Nearby: it waits for
+// it, then looks at the endpoint as this instance last saw it, and defers
+// the delivery instead if the receiver paused the endpoint meanwhile (its
+// 429 came while this one waited).
+func (d *Deliverer) spawnAt(ctx context.Context, wg *sync.WaitGroup, project, endpointID string, m Message, out *Disposition, slots chan int, at int64) {
+	wait := time.Duration(at-d.now().UnixMilli()) * time.Millisecond
+	if at == 0 || wait <= 0 {
+		d.spawn(ctx, wg, m, out, slots)
+		return
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.sleep(ctx, wait)
+		now := d.now()
+		if ep, ok := d.cache.get(project, endpointID, now); ok && ep.Flow.PausedUntil > now.UnixMilli() {
+			*out = done
+			pause := Deferred{Message: m, Delay: time.Duration(ep.Flow.PausedUntil-now.UnixMilli()) * time.Millisecond}
+			if err := d.Queue.Defer(ctx, []Deferred{pause})[0]; err != nil {
+				*out = failed
+			}
+			return
+		}
+		var inner sync.WaitGroup
+		d.spawn(ctx, &inner, m, out, slots)
+		inner.Wait()
+	}()
+}
+
+func (d *Deliverer) sleep(ctx context.Context, wait time.Duration) {
+	if d.Sleep != nil {
+		d.Sleep(wait)
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
 

@@ -38,6 +38,9 @@ type Deliverer struct {
 	Log        *slog.Logger
 	Hooks      Hooks
 	Now        func() time.Time
+	// Sleep waits for a paced start within Nearby (nil: a timer, cut
+	// short by the context); tests with a clock of their own set it.
+	Sleep func(time.Duration)
 	// Announcer sends the health events (nil: none are sent).
 	Announcer *Announcer
 

@@ -45,9 +45,10 @@ const (
 // again: SQS's longest message delay.
 const MaxDefer = 15 * time.Minute
 
-// Burst is how far ahead of its pace an endpoint may be sent to: up to a
-// second's worth of its rate at once.
-const Burst = time.Second
+// Nearby is how far ahead a delivery's start may be for its batch to wait
+// for it, in the deliver function; a later start waits on the queue (whose
+// delays are whole seconds).
+const Nearby = time.Second
 
 // MaxThrottles bounds the attempts of a round answered with "slow down":
 // they do not use up the round's schedule, but a receiver that keeps
@@ -147,16 +148,20 @@ func (e Endpoint) Limited(now time.Time) bool {
 }
 
 // Ticket is one delivery's place in its endpoint's flow: a start time
-// reserved at the endpoint's pace (0: none yet).
+// reserved at the endpoint's pace (0: none yet), under the rate as it was
+// after the receiver's slow-down of Of (Flow.DecreasedAt): a later
+// slow-down voids it, and the delivery queues again at the lower pace.
 type Ticket struct {
-	Slot int64
+	Slot, Of int64
 }
 
 // Admission is what flow control decided for one delivery of a batch.
 type Admission struct {
-	// Run: it may start now (holding one of the batch's leases when the
-	// endpoint has a concurrency limit).
+	// Run: it may start at At (epoch ms; 0: at once), within Nearby,
+	// holding one of the batch's leases when the endpoint has a
+	// concurrency limit.
 	Run bool
+	At  int64
 	// Wait, when not Run, is how long to defer it; Ticket is the start it
 	// keeps (it will not queue again at the endpoint's pace).
 	Wait   time.Duration
@@ -189,9 +194,10 @@ func PlanAdmit(e Endpoint, tickets []Ticket, now, until time.Time, rnd *rand.Ran
 	var runs []int
 	for i, t := range tickets {
 		a := &plan.Admissions[i]
-		if paused && t.Slot < f.PausedUntil {
-			// Paused: queue behind the pause, at the pace.
-			t.Slot = 0
+		if (paused && t.Slot < f.PausedUntil) || t.Of != f.DecreasedAt {
+			// Paused, or slowed down since the start was given: queue
+			// again, behind the pause, at the pace.
+			t = Ticket{}
 		}
 		if t.Slot == 0 && pace == 0 && !paused {
 			runs = append(runs, i)
@@ -207,10 +213,11 @@ func PlanAdmit(e Endpoint, tickets []Ticket, now, until time.Time, rnd *rand.Ran
 			if pace > 0 {
 				next += int64(math.Ceil(1000 / pace))
 			}
-			t.Slot, changed = slot, true
+			t, changed = Ticket{Slot: slot, Of: f.DecreasedAt}, true
 		}
 		a.Ticket = t
-		if !paused && t.Slot-nowMs < Burst.Milliseconds() {
+		if !paused && t.Slot-nowMs < Nearby.Milliseconds() {
+			a.At = t.Slot
 			runs = append(runs, i)
 			continue
 		}

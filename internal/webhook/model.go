@@ -368,8 +368,9 @@ type Message struct {
 	EventType  string `json:"event_type,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	// Slot is the start flow control reserved for the message at its
-	// endpoint's pace (epoch ms; see PlanAdmit).
-	Slot int64 `json:"slot,omitempty"`
+	// endpoint's pace (epoch ms; see PlanAdmit), under the rate of SlotOf.
+	Slot   int64 `json:"slot,omitempty"`
+	SlotOf int64 `json:"slot_of,omitempty"`
 	// Continuation, on a message of its own (no delivery), asks for the
 	// next step of a running recovery (see Continuer).
 	Continuation *Continuation `json:"continuation,omitempty"`

@@ -53,7 +53,8 @@ func newPipeline(t *testing.T) *pipeline {
 	p.deliveries.Now = p.clock
 	p.dispatcher = &webhook.Dispatcher{Endpoints: p.endpoints, Deliveries: p.deliveries, Queue: p.queue, Log: log, Now: p.clock}
 	p.deliverer = &webhook.Deliverer{Deliveries: p.deliveries, Endpoints: p.endpoints, Queue: p.queue, Scheduler: p.scheduler, Poster: p.poster,
-		Config: webhook.Config{Schedule: webhook.DefaultSchedule, AutoDisableAfter: webhook.DefaultAutoDisableAfter}, Log: log, Now: p.clock}
+		Config: webhook.Config{Schedule: webhook.DefaultSchedule, AutoDisableAfter: webhook.DefaultAutoDisableAfter}, Log: log, Now: p.clock,
+		Sleep: func(time.Duration) {}}
 	p.redriver = &webhook.Redriver{DeadLetters: p.dlq, Deliveries: p.deliveries, Log: log}
 	return p
 }
