@@ -924,7 +924,7 @@ export interface components {
             /** @description A rotation's - until then the previous secret signs too. */
             previous_secret_expires_at?: components["schemas"]["Timestamp"];
         };
-        /** @description At most this many deliveries start per second (a second's worth may start at once). Absent - no limit. */
+        /** @description At most this many deliveries start per second, spread evenly over the second. Absent - no limit. */
         RateLimit: number;
         /** @description At most this many requests to the endpoint are in flight at once. Absent - no limit. */
         MaxConcurrency: number;
