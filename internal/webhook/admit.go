@@ -223,7 +223,11 @@ func (d *Deliverer) plan(ctx context.Context, project string, ep Endpoint, ticke
 // with the same conditional write as admissions.
 func (d *Deliverer) throttle(ctx context.Context, project string, ep Endpoint, answer string, retryAfter time.Duration, now time.Time) {
 	for range admitTries {
-		got, ok, err := d.Endpoints.WriteFlow(ctx, project, ep.ID, ep.Flow.Version, PlanThrottle(ep, answer, retryAfter, now), nil, now)
+		next, change := PlanThrottle(ep, answer, retryAfter, now)
+		if !change {
+			return
+		}
+		got, ok, err := d.Endpoints.WriteFlow(ctx, project, ep.ID, ep.Flow.Version, next, nil, now)
 		if errors.Is(err, ErrEndpointNotFound) {
 			return
 		}

@@ -332,6 +332,9 @@ func nextSecond(t time.Time) time.Time {
 // endpointCacheTTL bounds how stale an instance's view of an endpoint is.
 const endpointCacheTTL = 5 * time.Second
 
+// limitedCacheTTL is endpointCacheTTL for a flow-controlled endpoint.
+const limitedCacheTTL = time.Second
+
 type endpointCache struct {
 	mu sync.Mutex
 	m  map[string]cachedEndpoint
@@ -355,7 +358,13 @@ func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
 	if c.m == nil || len(c.m) > 10000 {
 		c.m = map[string]cachedEndpoint{}
 	}
-	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, exp: now.Add(endpointCacheTTL)}
+	ttl := endpointCacheTTL
+	if ep.Limited(now) {
+		// Flow control's state moves fast (a receiver's slow-down voids
+		// the starts given before it): look again each second.
+		ttl = limitedCacheTTL
+	}
+	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, exp: now.Add(ttl)}
 }
 
 // release drops leases this instance gave back from its view of the

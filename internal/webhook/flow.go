@@ -45,6 +45,12 @@ const (
 // again: SQS's longest message delay.
 const MaxDefer = 15 * time.Minute
 
+// MaxReserve is how far ahead (of now, or of the end of the receiver's
+// pause) a start is given at an endpoint's pace; a delivery past it looks
+// again about then, without a place. Short, so that
+// a slow-down, which voids the starts given before it, voids few.
+const MaxReserve = 10 * time.Second
+
 // Nearby is how far ahead a delivery's start may be for its batch to wait
 // for it, in the deliver function; a later start waits on the queue (whose
 // delays are whole seconds).
@@ -205,9 +211,12 @@ func PlanAdmit(e Endpoint, tickets []Ticket, now, until time.Time, rnd *rand.Ran
 		}
 		if t.Slot == 0 {
 			slot := next
-			if slot-nowMs > MaxDefer.Milliseconds() {
-				// Too far ahead to reserve: look again later, without a place.
-				a.Wait = MaxDefer
+			if slot-max(nowMs, f.PausedUntil) > MaxReserve.Milliseconds() {
+				// Too far ahead to reserve: look again about then, without
+				// a place.
+				ahead := time.Duration(slot-nowMs-MaxReserve.Milliseconds()) * time.Millisecond
+				a.Wait = min(max(ahead+time.Duration(rnd.IntN(int(MaxReserve/2/time.Millisecond)))*time.Millisecond,
+					time.Duration(f.PausedUntil-nowMs)*time.Millisecond), MaxDefer)
 				continue
 			}
 			if pace > 0 {
@@ -267,9 +276,14 @@ func (e Endpoint) freeSlots(nowMs int64) []int {
 
 // PlanThrottle returns the endpoint's state after a receiver asked it to
 // slow down at now (answer: "http_429" or "http_503"), pausing it for
-// retryAfter (0: no pause).
-func PlanThrottle(e Endpoint, answer string, retryAfter time.Duration, now time.Time) Flow {
+// retryAfter (0: no pause), and false when the state already says so (a
+// second answer of the same burst, within the pause it set): nothing to
+// write.
+func PlanThrottle(e Endpoint, answer string, retryAfter time.Duration, now time.Time) (Flow, bool) {
 	f, nowMs := e.Flow, now.UnixMilli()
+	if nowMs-f.DecreasedAt < AdaptiveQuietPeriod.Milliseconds() && now.Add(retryAfter).UnixMilli() <= f.PausedUntil+AdaptiveQuietPeriod.Milliseconds() {
+		return f, false
+	}
 	if retryAfter > 0 {
 		f.PausedUntil = max(f.PausedUntil, now.Add(retryAfter).UnixMilli())
 		f.Next = max(f.Next, f.PausedUntil)
@@ -282,7 +296,7 @@ func PlanThrottle(e Endpoint, answer string, retryAfter time.Duration, now time.
 		f.Rate, f.DecreasedAt = max(MinAdaptiveRate, r*AdaptiveDecrease), nowMs
 	}
 	f.Cause, f.Version = answer, f.Version+1
-	return f
+	return f, true
 }
 
 // Throttled reports whether an answer asks the sender to slow down — a

@@ -30,6 +30,8 @@ func TestPlanAdmit(t *testing.T) {
 		waits []time.Duration // of the deferred, in order
 		next  int64           // the state's Next after the plan (0: no write)
 		take  int
+		// spread: the waits are jittered, in [wait, wait+spread).
+		spread time.Duration
 	}
 	for _, tc := range []struct {
 		name    string
@@ -42,17 +44,17 @@ func TestPlanAdmit(t *testing.T) {
 			webhook.Endpoint{RateLimit: 2}, tickets(0, 0, 0, 0, 0),
 			want{run: 2, waits: []time.Duration{time.Second, 1500 * time.Millisecond, 2 * time.Second}, next: ms(2500 * time.Millisecond)}},
 		{"rate 2/s behind earlier reservations: queue after them",
-			webhook.Endpoint{RateLimit: 2, Flow: webhook.Flow{Version: 3, Next: ms(10 * time.Second)}}, tickets(0, 0),
-			want{waits: []time.Duration{10 * time.Second, 10500 * time.Millisecond}, next: ms(11 * time.Second)}},
+			webhook.Endpoint{RateLimit: 2, Flow: webhook.Flow{Version: 3, Next: ms(5 * time.Second)}}, tickets(0, 0),
+			want{waits: []time.Duration{5 * time.Second, 5500 * time.Millisecond}, next: ms(6 * time.Second)}},
 		{"a reservation that is due runs without reserving again",
 			webhook.Endpoint{RateLimit: 2, Flow: webhook.Flow{Version: 3, Next: ms(10 * time.Second)}}, tickets(ms(0), ms(-time.Second)),
 			want{run: 2}},
 		{"a reservation not yet due waits for it",
 			webhook.Endpoint{RateLimit: 2, Flow: webhook.Flow{Version: 3, Next: ms(10 * time.Second)}}, tickets(ms(5 * time.Second)),
 			want{waits: []time.Duration{5 * time.Second}}},
-		{"past 15 minutes of reservations: look again in 15 minutes, without a place",
-			webhook.Endpoint{RateLimit: 1, Flow: webhook.Flow{Version: 3, Next: ms(20 * time.Minute)}}, tickets(0),
-			want{waits: []time.Duration{webhook.MaxDefer}}},
+		{"past the farthest start given: look again about then, without a place",
+			webhook.Endpoint{RateLimit: 1, Flow: webhook.Flow{Version: 3, Next: ms(20 * time.Second)}}, tickets(0),
+			want{waits: []time.Duration{10 * time.Second}, spread: webhook.MaxReserve / 2}},
 		{"paused by the receiver: everything waits past the pause, at the lowered pace",
 			webhook.Endpoint{Flow: webhook.Flow{Version: 1, PausedUntil: ms(30 * time.Second), Rate: 4, DecreasedAt: ms(0)}}, []webhook.Ticket{{}, {Slot: ms(time.Second), Of: ms(0)}, {Slot: ms(40 * time.Second), Of: ms(0)}},
 			want{waits: []time.Duration{30 * time.Second, 30250 * time.Millisecond, 40 * time.Second}, next: ms(30500 * time.Millisecond)}},
@@ -81,7 +83,11 @@ func TestPlanAdmit(t *testing.T) {
 				t.Fatalf("run %d, waits %v; want %d, %v", run, waits, tc.want.run, tc.want.waits)
 			}
 			for i, w := range waits {
-				if w < tc.want.waits[i] || (tc.want.waits[i] == time.Second && w >= 2*time.Second) || (tc.want.waits[i] != time.Second && w != tc.want.waits[i]) {
+				spread := tc.want.spread
+				if tc.want.waits[i] == time.Second {
+					spread = time.Second // a busy batch's retry
+				}
+				if w < tc.want.waits[i] || (spread > 0 && w >= tc.want.waits[i]+spread) || (spread == 0 && w != tc.want.waits[i]) {
 					t.Errorf("wait %d = %s, want %s", i, w, tc.want.waits[i])
 				}
 			}
@@ -107,15 +113,18 @@ func TestPlanAdmit(t *testing.T) {
 
 func TestThrottleLowersPausesAndGrowsBack(t *testing.T) {
 	ep := webhook.Endpoint{RateLimit: 40}
-	f := webhook.PlanThrottle(ep, "http_429", 2*time.Second, flowNow)
-	if f.Rate != 20 || f.PausedUntil != ms(2*time.Second) || f.Next != ms(2*time.Second) || f.Cause != "http_429" || f.Version != 1 {
+	f, write := webhook.PlanThrottle(ep, "http_429", 2*time.Second, flowNow)
+	if !write || f.Rate != 20 || f.PausedUntil != ms(2*time.Second) || f.Next != ms(2*time.Second) || f.Cause != "http_429" || f.Version != 1 {
 		t.Fatalf("after a 429: %+v", f)
 	}
 	ep.Flow = f
-	if again := webhook.PlanThrottle(ep, "http_429", 0, flowNow.Add(500*time.Millisecond)); again.Rate != 20 {
-		t.Fatalf("a second 429 of the same burst lowered the rate again: %+v", again)
+	if again, write := webhook.PlanThrottle(ep, "http_429", time.Second, flowNow.Add(500*time.Millisecond)); write || again.Rate != 20 {
+		t.Fatalf("a second 429 of the same burst, within its pause, wrote %v: %+v", write, again)
 	}
-	if later := webhook.PlanThrottle(ep, "http_503", 0, flowNow.Add(time.Second)); // grown to 22 in that second, halved
+	if longer, write := webhook.PlanThrottle(ep, "http_429", time.Minute, flowNow.Add(500*time.Millisecond)); !write || longer.Rate != 20 || longer.PausedUntil != ms(60500*time.Millisecond) {
+		t.Fatalf("a longer Retry-After of the same burst: %v %+v", write, longer)
+	}
+	if later, _ := webhook.PlanThrottle(ep, "http_503", 0, flowNow.Add(time.Second)); // grown to 22 in that second, halved
 	later.Rate != 11 || later.Cause != "http_503" {
 		t.Fatalf("a 503 a second later: %+v", later)
 	}
@@ -140,7 +149,7 @@ func TestThrottleLowersPausesAndGrowsBack(t *testing.T) {
 	if v := ep.View(flowNow.Add(time.Minute)); v != nil {
 		t.Fatalf("view after the rate grew back %+v", v)
 	}
-	unlimited := webhook.PlanThrottle(webhook.Endpoint{}, "http_429", 0, flowNow)
+	unlimited, _ := webhook.PlanThrottle(webhook.Endpoint{}, "http_429", 0, flowNow)
 	if unlimited.Rate != webhook.AdaptiveStartRate {
 		t.Fatalf("an endpoint without a limit starts at %.1f/s after a 429: %+v", webhook.AdaptiveStartRate, unlimited)
 	}
