@@ -308,7 +308,7 @@ var readmeFigures = []figure{
 	{"the rate limit's bounds", regexp.MustCompile("`rate_limit` \\| 1 to (\\d+)"), webhook.MaxRateLimit, nil},
 	{"the concurrency's bounds", regexp.MustCompile("`max_concurrency` \\| 1 to (\\d+)"), webhook.MaxMaxConcurrency, nil},
 	{"the adaptive start", regexp.MustCompile(`it starts from (\d+) per\s+second`), int(webhook.AdaptiveStartRate), nil},
-	{"the farthest reserved start", regexp.MustCompile(`up to (\d+ seconds) ahead`), webhook.MaxReserve, nil},
+	{"the farthest reserved start", regexp.MustCompile(`up to (\d+ minutes) ahead`), webhook.MaxReserve, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \((\d+ s)\), read timeout \(\d+ s\)`), webhook.DefaultConnectTimeout, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \(\d+ s\), read timeout \((\d+ s)\)`), webhook.DefaultReadTimeout, nil},
 	{"the pipeline's timeouts", regexp.MustCompile(`POST \(connect (\d+ s), read \d+ s`), webhook.DefaultConnectTimeout, nil},

@@ -49,7 +49,13 @@ const MaxDefer = 15 * time.Minute
 // pause) a start is given at an endpoint's pace; a delivery past it looks
 // again about then, without a place. Short, so that
 // a slow-down, which voids the starts given before it, voids few.
-const MaxReserve = 10 * time.Second
+const MaxReserve = 2 * time.Minute
+
+// Late is how late a delivery may come back for its start (SQS delays are
+// whole seconds, and a busy poller is later still) and still take it: a
+// later one is given a new start, so that the late ones of several seconds
+// do not start together.
+const Late = 250 * time.Millisecond
 
 // Nearby is how far ahead a delivery's start may be for its batch to wait
 // for it, in the deliver function; a later start waits on the queue (whose
@@ -200,7 +206,7 @@ func PlanAdmit(e Endpoint, tickets []Ticket, now, until time.Time, rnd *rand.Ran
 	var runs []int
 	for i, t := range tickets {
 		a := &plan.Admissions[i]
-		if (paused && t.Slot < f.PausedUntil) || t.Of != f.DecreasedAt {
+		if (paused && t.Slot < f.PausedUntil) || t.Of != f.DecreasedAt || (t.Slot != 0 && nowMs-t.Slot > Late.Milliseconds()) {
 			// Paused, or slowed down since the start was given: queue
 			// again, behind the pause, at the pace.
 			t = Ticket{}
