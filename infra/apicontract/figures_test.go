@@ -304,6 +304,11 @@ func TestDocumentPagingLimitsAreTheCodes(t *testing.T) {
 // readmeFigures are the README's statements of the webhook policy and the
 // limits an integrator plans with; each must be found at least once.
 var readmeFigures = []figure{
+	{"the slow-down answers a round takes", regexp.MustCompile(`after (\d+) such answers in one round`), webhook.MaxThrottles, nil},
+	{"the rate limit's bounds", regexp.MustCompile("`rate_limit` \\| 1 to (\\d+)"), webhook.MaxRateLimit, nil},
+	{"the concurrency's bounds", regexp.MustCompile("`max_concurrency` \\| 1 to (\\d+)"), webhook.MaxMaxConcurrency, nil},
+	{"the adaptive start", regexp.MustCompile(`it starts from (\d+) per\s+second`), int(webhook.AdaptiveStartRate), nil},
+	{"the farthest reserved start", regexp.MustCompile(`up to (\d+ minutes) ahead`), webhook.MaxReserve, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \((\d+ s)\), read timeout \(\d+ s\)`), webhook.DefaultConnectTimeout, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \(\d+ s\), read timeout \((\d+ s)\)`), webhook.DefaultReadTimeout, nil},
 	{"the pipeline's timeouts", regexp.MustCompile(`POST \(connect (\d+ s), read \d+ s`), webhook.DefaultConnectTimeout, nil},
@@ -387,6 +392,27 @@ func TestReadmeFiguresAreTheCodes(t *testing.T) {
 					t.Errorf("README.md: %q says %s; the code says %v", row[0], tok, c.want[i])
 				}
 			}
+		}
+	}
+}
+
+// TestDocumentEndpointLimitsAreTheCodes: the schemas of an endpoint's flow
+// limits carry the bounds the API validates.
+func TestDocumentEndpointLimitsAreTheCodes(t *testing.T) {
+	var d struct {
+		Components struct {
+			Schemas map[string]struct {
+				Minimum, Maximum any
+			} `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(sdk.OpenAPI, &d); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][2]any{"RateLimit": {1, webhook.MaxRateLimit}, "MaxConcurrency": {1, webhook.MaxMaxConcurrency}} {
+		s := d.Components.Schemas[name]
+		if !same(s.Minimum, want[0]) || !same(s.Maximum, want[1]) {
+			t.Errorf("schema %s: [%v, %v]; the code says [%v, %v]", name, s.Minimum, s.Maximum, want[0], want[1])
 		}
 	}
 }

@@ -330,15 +330,17 @@ func checkWebhookReceive(r *run) {
 		}
 	}
 	// A copy that arrives while the first is processing is answered with a
-	// retryable status and Retry-After, never 200.
+	// retryable status, never 200, and without Retry-After: BOTIX pauses the
+	// whole endpoint on a 503 with Retry-After, and one event's contention is
+	// not the receiver being overloaded.
 	slow := delivery{to: "old", id: events.slow, signers: []string{"old"}, at: time.Now()}
 	var wg sync.WaitGroup
 	var first int
 	wg.Add(1)
 	go func() { defer wg.Done(); first = r.send(ann.Receivers, slow).StatusCode }()
 	time.Sleep(slowMS / 3 * time.Millisecond)
-	if dup := r.send(ann.Receivers, slow); dup.StatusCode != 503 || dup.Header.Get("Retry-After") == "" {
-		r.t.Errorf("a copy during processing: %d with Retry-After %q, want 503 with one", dup.StatusCode, dup.Header.Get("Retry-After"))
+	if dup := r.send(ann.Receivers, slow); dup.StatusCode != 503 || dup.Header.Values("Retry-After") != nil {
+		r.t.Errorf("a copy during processing: %d with Retry-After %q, want 503 without one", dup.StatusCode, dup.Header.Get("Retry-After"))
 	}
 	wg.Wait()
 	if first != 200 {

@@ -168,7 +168,7 @@ func (d *Deliveries) request(ctx context.Context, r *httpapi.Request, kind webho
 		return Outcome{}, err
 	}
 	var plan store.Plan
-	dr := webhook.DeliveryRequest{ProjectID: r.Project, DeliveryID: rec.ID, Kind: kind, TargetURL: target}
+	dr := webhook.DeliveryRequest{ProjectID: r.Project, DeliveryID: rec.ID, EndpointID: rec.EndpointID, Kind: kind, TargetURL: target}
 	if err := d.Store.AddDeliveryRequest(&plan, &dr, d.now()); err != nil {
 		return Outcome{}, err
 	}

@@ -45,7 +45,11 @@ func (w *WebhookEndpoints) Create(ctx context.Context, r *httpapi.Request) (Outc
 // address rules.
 func (w *WebhookEndpoints) decode(ctx context.Context, r *httpapi.Request, create bool) (webhook.EndpointInput, error) {
 	var in webhook.EndpointInput
-	if err := httpapi.Decode(r.Body, &in); err != nil {
+	var nullable []string
+	if !create {
+		nullable = webhook.NullableFields
+	}
+	if err := httpapi.DecodeNullable(r.Body, &in, nullable...); err != nil {
 		return in, err
 	}
 	problems := in.Validate(create)
@@ -116,7 +120,8 @@ func timestampOrEmpty(t time.Time) string {
 }
 
 // Update is PATCH /public/v1/webhook-endpoints/{id}: url, events,
-// description, enabled. enabled=true re-enables a disabled endpoint.
+// description, enabled, rate_limit, max_concurrency (null removes a
+// limit). enabled=true re-enables a disabled endpoint.
 func (w *WebhookEndpoints) Update(ctx context.Context, r *httpapi.Request) (Outcome, error) {
 	in, err := w.decode(ctx, r, false)
 	if err != nil {
@@ -128,7 +133,8 @@ func (w *WebhookEndpoints) Update(ctx context.Context, r *httpapi.Request) (Outc
 	}
 	ep = ep.Patch(in, w.now())
 	var plan store.Plan
-	patch := store.EndpointPatch{URL: in.URL, Events: in.Events, Description: in.Description, Enabled: in.Enabled, UpdatedAt: ep.UpdatedAt}
+	patch := store.EndpointPatch{URL: in.URL, Events: in.Events, Description: in.Description, Enabled: in.Enabled,
+		RateLimit: in.RateLimit, MaxConcurrency: in.MaxConcurrency, UpdatedAt: ep.UpdatedAt}
 	if err := w.Store.UpdateEndpoint(&plan, r.Project, ep.ID, patch); err != nil {
 		return Outcome{}, err
 	}

@@ -222,7 +222,7 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 		}
 		rc := &webhook.Recoverer{Deliveries: c.store.Deliveries(), Recoveries: c.store.Recoveries(), NewID: api.NewRecoveryID, Pace: c.env.pace(EnvRecoveryPace)}
 		cont := &webhook.Continuer{Recoverer: rc, Endpoints: c.store.Endpoints(), Log: c.log, Now: c.opts.now}
-		consumer := &awsqueue.Consumer{Handle: cont.Route(d.Handle), SQS: q.SQS, QueueURL: q.URL, Log: c.log}
+		consumer := &awsqueue.Consumer{Handle: cont.Route(d.HandleBatch), SQS: q.SQS, QueueURL: q.URL, Log: c.log}
 		return consumer.HandleBatch
 	})
 }

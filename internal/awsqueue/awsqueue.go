@@ -46,8 +46,14 @@ const sendConcurrency = 16
 func messageInput(queueURL string, m webhook.Message, delay time.Duration) *sqs.SendMessageInput {
 	return &sqs.SendMessageInput{
 		QueueUrl: aws.String(queueURL), MessageBody: aws.String(m.String()),
-		MessageGroupId: aws.String(m.ProjectID), DelaySeconds: int32(delay / time.Second),
+		MessageGroupId: aws.String(m.ProjectID), DelaySeconds: delaySeconds(delay),
 	}
+}
+
+// delaySeconds is a delay as SQS takes it: whole seconds, rounded up, from
+// 0 to 900 (webhook.MaxDefer).
+func delaySeconds(d time.Duration) int32 {
+	return int32((min(max(d, 0), webhook.MaxDefer) + time.Second - 1) / time.Second)
 }
 
 // batchEntry is the message messageInput built, as entry id of a
@@ -62,6 +68,18 @@ func batchEntry(id string, in *sqs.SendMessageInput) sqstypes.SendMessageBatchRe
 // Enqueue implements webhook.Queue: ten messages per SendMessageBatch,
 // calls in parallel.
 func (q *Queue) Enqueue(ctx context.Context, msgs []webhook.Message) []error {
+	now := make([]webhook.Deferred, len(msgs))
+	for i, m := range msgs {
+		now[i] = webhook.Deferred{Message: m}
+	}
+	return q.Defer(ctx, now)
+}
+
+// Defer implements webhook.Queue as Enqueue does, each message with its
+// own DelaySeconds. A deferred message is a new message: its receive count
+// starts again, so waiting for capacity never sends it to the dead-letter
+// queue.
+func (q *Queue) Defer(ctx context.Context, msgs []webhook.Deferred) []error {
 	errs := make([]error, len(msgs))
 	sem := make(chan struct{}, sendConcurrency)
 	var wg sync.WaitGroup
@@ -73,7 +91,7 @@ func (q *Queue) Enqueue(ctx context.Context, msgs []webhook.Message) []error {
 			defer func() { <-sem; wg.Done() }()
 			entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
 			for k, m := range chunk {
-				entries[k] = batchEntry(strconv.Itoa(k), messageInput(q.URL, m, 0))
+				entries[k] = batchEntry(strconv.Itoa(k), messageInput(q.URL, m.Message, m.Delay))
 			}
 			out, err := q.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.URL), Entries: entries})
 			if err != nil {

@@ -25,7 +25,8 @@ func TestMessageInputGroupsByProject(t *testing.T) {
 		wantDelay int32
 	}{
 		{"first try: visible at once", 0, 0},
-		{"deferred: visible after whole seconds", 90*time.Second + 400*time.Millisecond, 90},
+		{"deferred: visible after whole seconds, never early", 90*time.Second + 400*time.Millisecond, 91},
+		{"past SQS's longest delay: capped at 15 minutes", time.Hour, 900},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,10 +2,7 @@ package awsqueue
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -16,13 +13,15 @@ import (
 )
 
 // Consumer is the deliver function's SQS event source (with
-// ReportBatchItemFailures): the messages of a batch are handled in
-// parallel, and the ones not done are reported so that only they return
-// to the queue — after the wait the handler asked for, or after the
-// queue's visibility timeout.
+// ReportBatchItemFailures): a batch is handed to the deliverer whole (it
+// runs the attempts in parallel and admits those to flow-controlled
+// endpoints together), and the messages not done are reported so that only
+// they return to the queue — after the wait the handler asked for, or after
+// the queue's visibility timeout.
 type Consumer struct {
-	// Handle processes one message (webhook.Deliverer.Handle).
-	Handle   func(ctx context.Context, m webhook.Message) webhook.Disposition
+	// Handle processes a batch (webhook.Deliverer.HandleBatch), one
+	// disposition per message.
+	Handle   func(ctx context.Context, msgs []webhook.Message) []webhook.Disposition
 	SQS      *sqs.Client
 	QueueURL string
 	Log      *slog.Logger
@@ -30,45 +29,27 @@ type Consumer struct {
 
 // HandleBatch is the Lambda handler.
 func (c *Consumer) HandleBatch(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	results := make([]webhook.Disposition, len(ev.Records))
-	var wg sync.WaitGroup
-	for i, rec := range ev.Records {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// A panic would kill the whole instance (it runs outside the
-			// handler's goroutine); contain it to its message, which SQS
-			// then redelivers.
-			defer func() {
-				if p := recover(); p != nil {
-					c.Log.ErrorContext(ctx, "delivery crashed; the message returns to the queue", "message_id", rec.MessageId, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-					results[i] = webhook.Disposition{}
-				}
-			}()
-			results[i] = c.one(ctx, rec)
-		}()
-	}
-	wg.Wait()
-	var resp events.SQSEventResponse
-	for i, rec := range ev.Records {
-		if results[i].Done {
+	var msgs []webhook.Message
+	var recs []events.SQSMessage
+	for _, rec := range ev.Records {
+		m, err := webhook.ParseMessage(rec.Body)
+		if err != nil {
+			c.Log.ErrorContext(ctx, "unreadable delivery message dropped", "message_id", rec.MessageId)
 			continue
 		}
-		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
-		if results[i].RetryIn > 0 {
-			c.delay(ctx, rec.ReceiptHandle, results[i].RetryIn)
+		msgs, recs = append(msgs, m), append(recs, rec)
+	}
+	var resp events.SQSEventResponse
+	for i, d := range c.Handle(ctx, msgs) {
+		if d.Done {
+			continue
+		}
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: recs[i].MessageId})
+		if d.RetryIn > 0 {
+			c.delay(ctx, recs[i].ReceiptHandle, d.RetryIn)
 		}
 	}
 	return resp, nil
-}
-
-func (c *Consumer) one(ctx context.Context, rec events.SQSMessage) webhook.Disposition {
-	m, err := webhook.ParseMessage(rec.Body)
-	if err != nil {
-		c.Log.ErrorContext(ctx, "unreadable delivery message dropped", "message_id", rec.MessageId)
-		return webhook.Disposition{Done: true}
-	}
-	return c.Handle(ctx, m)
 }
 
 // delay makes a returned message visible again after wait (at least a

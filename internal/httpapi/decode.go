@@ -64,9 +64,13 @@ func CheckKnown(q url.Values, names []string) error {
 }
 
 // Decode parses the JSON body into dst. Syntax errors are 400 INVALID_JSON;
-// unknown fields and wrongly typed values are 422 VALIDATION_FAILED naming
-// the field. An empty body decodes as {}.
-func Decode(body []byte, dst any) error {
+// unknown fields, wrongly typed values and nulls are 422 VALIDATION_FAILED
+// naming the field. An empty body decodes as {}.
+func Decode(body []byte, dst any) error { return DecodeNullable(body, dst) }
+
+// DecodeNullable is Decode for a body whose top-level fields nullable may
+// be null (a PATCH's "remove this limit").
+func DecodeNullable(body []byte, dst any, nullable ...string) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
@@ -82,16 +86,17 @@ func Decode(body []byte, dst any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return apierr.New(apierr.InvalidJSON, "the body must hold exactly one JSON value")
 	}
-	if field := firstNull(body); field != "" {
+	if field := firstNull(body, nullable); field != "" {
 		return apierr.Problems{field: "must not be null; leave the field out instead"}.Err()
 	}
 	return nil
 }
 
 // firstNull returns the path (items[3].price) of the first null member or
-// element of a valid JSON document, or "". No request schema of the API
-// admits null, and decoding alone cannot tell a null from an absent field.
-func firstNull(body []byte) string {
+// element of a valid JSON document, or "", leaving out the paths allowed.
+// Request schemas admit null only where they say (allowed), and decoding
+// alone cannot tell a null from an absent field.
+func firstNull(body []byte, allowed []string) string {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var walk func(path string) string
 	walk = func(path string) string {
@@ -103,6 +108,9 @@ func firstNull(body []byte) string {
 		case nil:
 			if path == "" {
 				return "body"
+			}
+			if slices.Contains(allowed, path) {
+				return ""
 			}
 			return path
 		case json.Delim('{'):

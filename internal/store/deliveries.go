@@ -35,6 +35,7 @@ type deliveryItem struct {
 	Round          int    `dynamodbav:"round"`
 	NextAttempt    int    `dynamodbav:"next_attempt"`
 	Attempts       int    `dynamodbav:"attempts"`
+	Throttles      int    `dynamodbav:"throttles,omitempty"`
 	NextAttemptAt  string `dynamodbav:"next_attempt_at,omitempty"`
 	LastStatusCode int    `dynamodbav:"last_status_code,omitempty"`
 	LastErrorClass string `dynamodbav:"last_error_class,omitempty"`
@@ -53,7 +54,7 @@ type deliveryItem struct {
 func (it deliveryItem) delivery() webhook.Delivery {
 	d := webhook.Delivery{
 		ProjectID: it.ProjectID, ID: it.ID, EventID: it.EventID, EventType: it.EventType, EndpointID: it.EndpointID,
-		Status: webhook.Status(it.Status), Round: it.Round, NextAttempt: it.NextAttempt, Attempts: it.Attempts,
+		Status: webhook.Status(it.Status), Round: it.Round, NextAttempt: it.NextAttempt, Attempts: it.Attempts, Throttles: it.Throttles,
 		NextAttemptAt: it.NextAttemptAt, LastStatusCode: it.LastStatusCode, LastErrorClass: it.LastErrorClass, DeadReason: it.DeadReason,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, DeliveredAt: it.DeliveredAt, Payload: it.Payload, ClaimToken: it.ClaimToken,
 	}
@@ -145,7 +146,7 @@ func (r Deliveries) Claim(ctx context.Context, c webhook.Claim) (*webhook.Delive
 		values[":dead"], values[":retrying"] = str(string(webhook.StatusDead)), str(string(webhook.StatusRetrying))
 		values[":r"], values[":now"] = num(int64(c.RedriveOfRound)), num(c.Now.UnixMilli())
 		update += ", #status = :pending, #round = :next_round, next_attempt = :one, gsi1pk = :gsi1pk"
-		remove := " REMOVE dead_reason, next_attempt_at"
+		remove := " REMOVE dead_reason, next_attempt_at, throttles"
 		if c.Recovery != "" {
 			update += ", recovered_at = :recovered_at, recovery_id = :recovery"
 			values[":recovered_at"], values[":recovery"] = num(c.Now.UnixMilli()), str(c.Recovery)
@@ -234,6 +235,10 @@ func (r Deliveries) Finish(ctx context.Context, d webhook.Delivery, token string
 	if res.Status == webhook.StatusDelivered {
 		set = append(set, "delivered_at = :now")
 	}
+	add := "attempts :one, next_attempt :one"
+	if res.Throttled {
+		add += ", throttles :one"
+	}
 	logItem, err := r.attemptPut(d.ProjectID, sk, a)
 	if err != nil {
 		return err
@@ -241,7 +246,7 @@ func (r Deliveries) Finish(ctx context.Context, d webhook.Delivery, token string
 	plan := Plan{Items: []types.TransactWriteItem{logItem, r.countAttempt(d, a, res.Status)}}
 	err = r.s.commit(ctx, plan, &types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(r.s.Tables.Deliveries), Key: keyAV(k),
-		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " ADD attempts :one, next_attempt :one REMOVE " + strings.Join(remove, ", ")),
+		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " ADD " + add + " REMOVE " + strings.Join(remove, ", ")),
 		ConditionExpression:       aws.String("claim_token = :token"),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,

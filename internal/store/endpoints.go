@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,31 +27,60 @@ type secretItem struct {
 
 // endpointItem is a webhook.Endpoint in the data table.
 type endpointItem struct {
-	PK                  string       `dynamodbav:"pk"`
-	SK                  string       `dynamodbav:"sk"`
-	Entity              string       `dynamodbav:"entity"`
-	ProjectID           string       `dynamodbav:"project_id"`
-	ID                  string       `dynamodbav:"id"`
-	URL                 string       `dynamodbav:"url"`
-	Events              []string     `dynamodbav:"events"`
-	Description         string       `dynamodbav:"description,omitempty"`
-	Enabled             bool         `dynamodbav:"enabled"`
-	DisabledReason      string       `dynamodbav:"disabled_reason,omitempty"`
-	CreatedAt           string       `dynamodbav:"created_at"`
-	UpdatedAt           string       `dynamodbav:"updated_at"`
-	LastSuccessAt       string       `dynamodbav:"last_success_at,omitempty"`
-	LastFailureAt       string       `dynamodbav:"last_failure_at,omitempty"`
-	FailingSince        string       `dynamodbav:"failing_since,omitempty"`
-	ConsecutiveFailures int          `dynamodbav:"consecutive_failures"`
-	Secrets             []secretItem `dynamodbav:"secrets"`
+	PK                  string    `dynamodbav:"pk"`
+	SK                  string    `dynamodbav:"sk"`
+	Entity              string    `dynamodbav:"entity"`
+	ProjectID           string    `dynamodbav:"project_id"`
+	ID                  string    `dynamodbav:"id"`
+	URL                 string    `dynamodbav:"url"`
+	Events              []string  `dynamodbav:"events"`
+	Description         string    `dynamodbav:"description,omitempty"`
+	Enabled             bool      `dynamodbav:"enabled"`
+	DisabledReason      string    `dynamodbav:"disabled_reason,omitempty"`
+	CreatedAt           string    `dynamodbav:"created_at"`
+	UpdatedAt           string    `dynamodbav:"updated_at"`
+	LastSuccessAt       string    `dynamodbav:"last_success_at,omitempty"`
+	LastFailureAt       string    `dynamodbav:"last_failure_at,omitempty"`
+	FailingSince        string    `dynamodbav:"failing_since,omitempty"`
+	ConsecutiveFailures int       `dynamodbav:"consecutive_failures"`
+	RateLimit           int       `dynamodbav:"rate_limit,omitempty"`
+	MaxConcurrency      int       `dynamodbav:"max_concurrency,omitempty"`
+	Flow                *flowItem `dynamodbav:"flow,omitempty"`
+	// Leases are the concurrency slots in use ("3" -> epoch ms); absent
+	// until the first is taken.
+	Leases  map[string]int64 `dynamodbav:"flow_leases,omitempty"`
+	Secrets []secretItem     `dynamodbav:"secrets"`
+}
+
+// flowItem is a webhook.Flow, written whole on condition of its version.
+type flowItem struct {
+	Version     int64   `dynamodbav:"v"`
+	Next        int64   `dynamodbav:"next,omitempty"`
+	Rate        float64 `dynamodbav:"rate,omitempty"`
+	DecreasedAt int64   `dynamodbav:"decreased_at,omitempty"`
+	PausedUntil int64   `dynamodbav:"paused_until,omitempty"`
+	Cause       string  `dynamodbav:"cause,omitempty"`
 }
 
 func (it endpointItem) endpoint() webhook.Endpoint {
 	ep := webhook.Endpoint{
 		ID: it.ID, URL: it.URL, Events: it.Events, Description: it.Description, Enabled: it.Enabled, DisabledReason: it.DisabledReason,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, LastSuccessAt: it.LastSuccessAt, LastFailureAt: it.LastFailureAt,
-		FailingSince: it.FailingSince, ConsecutiveFailures: it.ConsecutiveFailures,
+		FailingSince: it.FailingSince, ConsecutiveFailures: it.ConsecutiveFailures, RateLimit: it.RateLimit, MaxConcurrency: it.MaxConcurrency,
 	}
+	if f := it.Flow; f != nil {
+		ep.Flow = webhook.Flow{Version: f.Version, Next: f.Next, Rate: f.Rate, DecreasedAt: f.DecreasedAt, PausedUntil: f.PausedUntil, Cause: f.Cause}
+	}
+	if it.Leases != nil {
+		ep.Leases = webhook.Leases{}
+		for k, v := range it.Leases {
+			if slot, err := strconv.Atoi(k); err == nil {
+				ep.Leases[slot] = v
+			}
+		}
+	}
+	// As of the read: what the receiver asked for, while it lasts.
+	ep.Throttle = ep.View(time.Now())
 	ep.Secrets = secretsOf(it.Secrets)
 	return ep
 }
@@ -97,6 +127,7 @@ func (s *Store) AddEndpoint(p *Plan, project string, ep webhook.Endpoint) error 
 	w, err := put(s.Tables.Data, endpointItem{
 		PK: k[attrPK], SK: k[attrSK], Entity: "webhook_endpoint", ProjectID: project, ID: ep.ID, URL: ep.URL, Events: ep.Events,
 		Description: ep.Description, Enabled: ep.Enabled, CreatedAt: ep.CreatedAt, UpdatedAt: ep.UpdatedAt, Secrets: secretItems(ep.Secrets),
+		RateLimit: ep.RateLimit, MaxConcurrency: ep.MaxConcurrency,
 	}, "attribute_not_exists(pk)")
 	if err != nil {
 		return err
@@ -128,7 +159,9 @@ type EndpointPatch struct {
 	Description *string
 	Enabled     *bool
 	Secrets     []webhook.Secret
-	UpdatedAt   string
+	// RateLimit and MaxConcurrency: Set with a nil Value removes the limit.
+	RateLimit, MaxConcurrency webhook.OptionalInt
+	UpdatedAt                 string
 }
 
 // UpdateEndpoint plans a patch (NOT_FOUND if the endpoint is gone when it
@@ -165,6 +198,18 @@ func (s *Store) UpdateEndpoint(p *Plan, project, id string, patch EndpointPatch)
 		names["#"+f.attr] = f.attr
 		set = append(set, "#"+f.attr+" = :"+f.attr)
 		values[":"+f.attr] = av
+	}
+	for _, l := range []struct {
+		attr string
+		v    webhook.OptionalInt
+	}{{"rate_limit", patch.RateLimit}, {"max_concurrency", patch.MaxConcurrency}} {
+		switch {
+		case !l.v.Set:
+		case l.v.Value == nil:
+			remove = append(remove, l.attr)
+		default:
+			set, values[":"+l.attr] = append(set, l.attr+" = :"+l.attr), num(int64(*l.v.Value))
+		}
 	}
 	if patch.Enabled != nil && *patch.Enabled {
 		remove = append(remove, "disabled_reason", "failing_since")
@@ -302,4 +347,122 @@ func (r Endpoints) Disable(ctx context.Context, project, id, reason string, at t
 		return nil
 	}
 	return classify(err)
+}
+
+// WriteFlow implements webhook.Endpoints: one UpdateItem that replaces the
+// flow state and sets the leases taken, conditioned on the state's version
+// and on each slot being free; the endpoint comes back either way (ALL_NEW,
+// or ALL_OLD from the failed condition).
+func (r Endpoints) WriteFlow(ctx context.Context, project, id string, seen int64, next webhook.Flow, take webhook.Leases, now time.Time) (webhook.Endpoint, bool, error) {
+	k, ok := endpointKey(project, id)
+	if !ok {
+		return webhook.Endpoint{}, false, webhook.ErrEndpointNotFound
+	}
+	flow, err := attributevalue.Marshal(flowItem{Version: next.Version, Next: next.Next, Rate: next.Rate, DecreasedAt: next.DecreasedAt, PausedUntil: next.PausedUntil, Cause: next.Cause})
+	if err != nil {
+		return webhook.Endpoint{}, false, err
+	}
+	names := map[string]string{"#flow": "flow"}
+	values := map[string]types.AttributeValue{":flow": flow}
+	set := []string{"#flow = :flow"}
+	cond := []string{"attribute_exists(pk)", "attribute_not_exists(#flow)"}
+	if seen != 0 {
+		cond[1], values[":seen"] = "#flow.v = :seen", num(seen)
+	}
+	if len(take) > 0 {
+		names["#leases"], values[":now"] = "flow_leases", num(now.UnixMilli())
+		for slot, until := range take {
+			s := strconv.Itoa(slot)
+			names["#s"+s], values[":l"+s] = s, num(until)
+			set = append(set, "#leases.#s"+s+" = :l"+s)
+			cond = append(cond, "(attribute_not_exists(#leases.#s"+s+") OR #leases.#s"+s+" < :now)")
+		}
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName: aws.String(r.s.Tables.Data), Key: keyAV(k), UpdateExpression: aws.String("SET " + strings.Join(set, ", ")),
+		ConditionExpression: aws.String(strings.Join(cond, " AND ")), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		ReturnValues: types.ReturnValueAllNew, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	out, err := r.s.DB.UpdateItem(ctx, in)
+	if len(take) > 0 && isMissingPath(err) {
+		// The endpoint's first lease: the map of slots is created once.
+		if _, err := r.s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(r.s.Tables.Data), Key: keyAV(k), UpdateExpression: aws.String("SET flow_leases = if_not_exists(flow_leases, :empty)"),
+			ConditionExpression: aws.String("attribute_exists(pk)"), ExpressionAttributeValues: map[string]types.AttributeValue{":empty": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}}},
+		}); err != nil && !isConditionFailed(err) {
+			return webhook.Endpoint{}, false, classify(err)
+		}
+		out, err = r.s.DB.UpdateItem(ctx, in)
+	}
+	var lost *types.ConditionalCheckFailedException
+	if errors.As(err, &lost) {
+		if len(lost.Item) == 0 {
+			return webhook.Endpoint{}, false, webhook.ErrEndpointNotFound
+		}
+		ep, err := decodeAs(lost.Item, endpointItem.endpoint)
+		if err != nil || ep == nil {
+			return webhook.Endpoint{}, false, err
+		}
+		return *ep, false, nil
+	}
+	if err != nil {
+		return webhook.Endpoint{}, false, classify(err)
+	}
+	ep, err := decodeAs(out.Attributes, endpointItem.endpoint)
+	if err != nil || ep == nil {
+		return webhook.Endpoint{}, false, err
+	}
+	return *ep, true, nil
+}
+
+// Release implements webhook.Endpoints: one UpdateItem removes the slots
+// that still hold the values given; when one was taken over (its lease
+// ended first), the others are released without it.
+func (r Endpoints) Release(ctx context.Context, project, id string, leases webhook.Leases) error {
+	k, ok := endpointKey(project, id)
+	if !ok || len(leases) == 0 {
+		return nil
+	}
+	names := map[string]string{"#leases": "flow_leases"}
+	values := map[string]types.AttributeValue{}
+	var remove, cond []string
+	for slot, until := range leases {
+		s := strconv.Itoa(slot)
+		names["#s"+s], values[":l"+s] = s, num(until)
+		remove = append(remove, "#leases.#s"+s)
+		cond = append(cond, "#leases.#s"+s+" = :l"+s)
+	}
+	_, err := r.s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(r.s.Tables.Data), Key: keyAV(k), UpdateExpression: aws.String("REMOVE " + strings.Join(remove, ", ")),
+		ConditionExpression: aws.String(strings.Join(cond, " AND ")), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var lost *types.ConditionalCheckFailedException
+	if !errors.As(err, &lost) {
+		return classify(err)
+	}
+	var it endpointItem
+	if len(lost.Item) == 0 || attributevalue.UnmarshalMap(lost.Item, &it) != nil {
+		return nil // gone
+	}
+	held := webhook.Leases{}
+	for slot, until := range leases {
+		if it.Leases[strconv.Itoa(slot)] == until {
+			held[slot] = until
+		}
+	}
+	if len(held) == len(leases) {
+		return nil // nothing we can release
+	}
+	return r.Release(ctx, project, id, held)
+}
+
+func isMissingPath(err error) bool {
+	var v interface{ ErrorCode() string }
+	return errors.As(err, &v) && v.ErrorCode() == "ValidationException" && strings.Contains(err.Error(), "document path")
+}
+
+func isConditionFailed(err error) bool {
+	var c *types.ConditionalCheckFailedException
+	return errors.As(err, &c)
 }

@@ -38,11 +38,14 @@ func (p RecoveryPace) Delay(rate float64, pausedUntil time.Time, step int, now t
 	return wait + time.Duration(math.Ceil(float64(step)/rate*float64(time.Second)))
 }
 
-// flowOf is what the pace of an endpoint's recovery depends on: its rate
-// limit (deliveries per second, 0 for none) and the end of the pause its
-// receiver asked for.
-func flowOf(ep Endpoint) (rate float64, pausedUntil time.Time) {
-	return 0, time.Time{} // flow control: wire Endpoint.RateLimit and PausedUntil here
+// flowOf is what the pace of an endpoint's recovery depends on at now: the
+// rate it is sent to (its rate limit, or lower while the receiver asked to
+// slow down; 0 for none) and the end of the pause its receiver asked for.
+func flowOf(ep Endpoint, now time.Time) (rate float64, pausedUntil time.Time) {
+	if ep.Flow.PausedUntil > now.UnixMilli() {
+		pausedUntil = time.UnixMilli(ep.Flow.PausedUntil)
+	}
+	return ep.Pace(now), pausedUntil
 }
 
 // Continuation asks for the next step of a running recovery. The
@@ -108,14 +111,27 @@ type Continuer struct {
 	Now       func() time.Time
 }
 
-// Route returns a message handler that gives continuations to c and every
-// other message to next (the Deliverer's Handle).
-func (c *Continuer) Route(next func(context.Context, Message) Disposition) func(context.Context, Message) Disposition {
-	return func(ctx context.Context, m Message) Disposition {
-		if m.Continuation != nil {
-			return c.Handle(ctx, m)
+// Route returns a batch handler that gives continuations to c and every
+// other message of the batch, together, to next (the Deliverer's
+// HandleBatch).
+func (c *Continuer) Route(next func(context.Context, []Message) []Disposition) func(context.Context, []Message) []Disposition {
+	return func(ctx context.Context, msgs []Message) []Disposition {
+		out := make([]Disposition, len(msgs))
+		var rest []Message
+		var at []int
+		for i, m := range msgs {
+			if m.Continuation != nil {
+				out[i] = c.Handle(ctx, m)
+				continue
+			}
+			rest, at = append(rest, m), append(at, i)
 		}
-		return next(ctx, m)
+		if len(rest) > 0 {
+			for k, d := range next(ctx, rest) {
+				out[at[k]] = d
+			}
+		}
+		return out
 	}
 }
 
@@ -148,7 +164,7 @@ func (c *Continuer) Handle(ctx context.Context, m Message) Disposition {
 		c.Log.InfoContext(ctx, "recovery stopped: its endpoint is disabled; a recover call resumes it", "recovery_id", k.RecoveryID)
 		return done
 	}
-	_, pausedUntil := flowOf(ep)
+	_, pausedUntil := flowOf(ep, now)
 	switch v, wait := k.Next(cur, pausedUntil, now); v {
 	case ContinueStale:
 		return done

@@ -93,7 +93,10 @@ func newRecoveryPipeline(t *testing.T) *recoveryPipeline {
 	p := &recoveryPipeline{pipeline: newPipeline(t), recoveries: &webhooktest.Recoveries{}}
 	p.rc = &webhook.Recoverer{Deliveries: p.deliveries, Recoveries: p.recoveries, NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
 	cont := &webhook.Continuer{Recoverer: p.rc, Endpoints: p.endpoints, Log: slog.New(slog.DiscardHandler), Now: p.clock}
-	p.handle = cont.Route(p.deliverer.Handle)
+	route := cont.Route(p.deliverer.HandleBatch)
+	p.handle = func(ctx context.Context, m webhook.Message) webhook.Disposition {
+		return route(ctx, []webhook.Message{m})[0]
+	}
 	return p
 }
 
@@ -121,7 +124,7 @@ func (p *recoveryPipeline) run() []time.Duration {
 		m := sent[p.handled]
 		p.handled++
 		if m.Continuation != nil {
-			d := p.queue.Delayed()[len(delays)]
+			d := p.queue.Deferred()[len(delays)]
 			delays = append(delays, d.Delay)
 			p.advance(d.Delay)
 		}

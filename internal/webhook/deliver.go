@@ -38,6 +38,9 @@ type Deliverer struct {
 	Log        *slog.Logger
 	Hooks      Hooks
 	Now        func() time.Time
+	// Sleep waits for a paced start within Nearby (nil: a timer, cut
+	// short by the context); tests with a clock of their own set it.
+	Sleep func(time.Duration)
 	// Announcer sends the health events (nil: none are sent).
 	Announcer *Announcer
 
@@ -128,7 +131,15 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string) err
 		if err != nil {
 			return err
 		}
-		decision = Decide(resp, rec.NextAttempt, d.Config.Schedule, d.now())
+		decision = Decide(resp, rec.NextAttempt-rec.Throttles, d.Config.Schedule, d.now())
+		if slow, after := Throttled(resp, now); slow {
+			d.throttle(ctx, rec.ProjectID, ep, decision.Class, after, now)
+			if rec.Throttles < MaxThrottles-1 {
+				// Not a failure: the same place in the schedule, after the
+				// receiver's Retry-After, at the lowered pace.
+				decision = Decision{Verdict: Retry, Wait: max(after, time.Second), Class: decision.Class, Throttled: true}
+			}
+		}
 		if d.Hooks.AfterPost != nil {
 			if err := d.Hooks.AfterPost(ctx, rec.ID); err != nil {
 				return err
@@ -150,7 +161,7 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string) err
 	} else if err != nil {
 		return err
 	}
-	if requestID != "" {
+	if requestID != "" && !decision.Throttled {
 		d.health(ctx, rec.ProjectID, ep, decision, now)
 	}
 	return nil
@@ -168,11 +179,16 @@ func (d *Deliverer) follow(ctx context.Context, rec Delivery, decision Decision)
 		return Result{Status: StatusDelivered}, nil
 	case Retry:
 		at := nextSecond(d.now().Add(decision.Wait))
-		next := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, Round: rec.Round, Attempt: rec.NextAttempt + 1}
-		if err := d.Scheduler.Schedule(ctx, next, at); err != nil {
+		next := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, EndpointID: rec.EndpointID, Round: rec.Round, Attempt: rec.NextAttempt + 1}
+		if decision.Throttled && decision.Wait <= MaxDefer {
+			// A short wait the receiver asked for: on the queue itself.
+			if err := d.Queue.Defer(ctx, []Deferred{{Message: next, Delay: at.Sub(d.now())}})[0]; err != nil {
+				return Result{}, err
+			}
+		} else if err := d.Scheduler.Schedule(ctx, next, at); err != nil {
 			return Result{}, err
 		}
-		return Result{Status: StatusRetrying, NextAttemptAt: ids.Timestamp(at)}, nil
+		return Result{Status: StatusRetrying, NextAttemptAt: ids.Timestamp(at), Throttled: decision.Throttled}, nil
 	case DeadEndpointGone:
 		return Result{Status: StatusDead, DeadReason: decision.Reason}, nil
 	}
@@ -316,6 +332,9 @@ func nextSecond(t time.Time) time.Time {
 // endpointCacheTTL bounds how stale an instance's view of an endpoint is.
 const endpointCacheTTL = 5 * time.Second
 
+// limitedCacheTTL is endpointCacheTTL for a flow-controlled endpoint.
+const limitedCacheTTL = time.Second
+
 type endpointCache struct {
 	mu sync.Mutex
 	m  map[string]cachedEndpoint
@@ -339,5 +358,30 @@ func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
 	if c.m == nil || len(c.m) > 10000 {
 		c.m = map[string]cachedEndpoint{}
 	}
-	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, exp: now.Add(endpointCacheTTL)}
+	ttl := endpointCacheTTL
+	if ep.Limited(now) {
+		// Flow control's state moves fast (a receiver's slow-down voids
+		// the starts given before it): look again each second.
+		ttl = limitedCacheTTL
+	}
+	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, exp: now.Add(ttl)}
+}
+
+// release drops leases this instance gave back from its view of the
+// endpoint, so that its next batch does not wait for them.
+func (c *endpointCache) release(project, id string, leases Leases) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[project+"/"+id]
+	if !ok {
+		return
+	}
+	kept := Leases{}
+	for s, v := range e.ep.Leases {
+		if leases[s] != v {
+			kept[s] = v
+		}
+	}
+	e.ep.Leases = kept
+	c.m[project+"/"+id] = e
 }

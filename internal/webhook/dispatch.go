@@ -63,7 +63,8 @@ func (d *Dispatcher) Dispatch(ctx context.Context, items []Outgoing) []error {
 			byProject[it.Event.ProjectID] = append(byProject[it.Event.ProjectID], i)
 		case it.Request != nil && it.Request.Kind != RequestRecover:
 			r := it.Request
-			jobs[i].msgs = []Message{{DeliveryID: r.DeliveryID, ProjectID: r.ProjectID, Request: &MessageRequest{ID: r.ID, Kind: r.Kind, TargetURL: r.TargetURL}}}
+			// A manual retry goes to the endpoint, through its limits.
+			jobs[i].msgs = []Message{{DeliveryID: r.DeliveryID, ProjectID: r.ProjectID, EndpointID: r.EndpointID, Request: &MessageRequest{ID: r.ID, Kind: r.Kind, TargetURL: r.TargetURL}}}
 		}
 	}
 	for project, idx := range byProject {
@@ -139,7 +140,7 @@ func (d *Dispatcher) fanOut(ctx context.Context, o Outgoing, endpoints []Endpoin
 		}
 		// Sent whether the delivery is new or not: if a previous run stored
 		// it and crashed before sending, this is what delivers it.
-		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, Round: 1, Attempt: 1})
+		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, EndpointID: ep.ID, Round: 1, Attempt: 1})
 	}
 	return msgs, nil
 }
@@ -186,7 +187,7 @@ func (d *Dispatcher) continueAll(ctx context.Context, jobs []dispatchJob) {
 			continue
 		}
 		m := Message{ProjectID: r.ProjectID, Continuation: r.Continuation}
-		j.err = d.Queue.EnqueueAfter(ctx, m, r.Continuation.At.Sub(d.now()))
+		j.err = d.Queue.Defer(ctx, []Deferred{{Message: m, Delay: r.Continuation.At.Sub(d.now())}})[0]
 	}
 }
 

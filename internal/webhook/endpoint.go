@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,6 +41,15 @@ type Endpoint struct {
 	// (empty while the endpoint succeeds).
 	FailingSince        string `json:"failing_since,omitempty"`
 	ConsecutiveFailures int    `json:"consecutive_failures"`
+	// RateLimit bounds the deliveries started per second, MaxConcurrency
+	// the requests in flight at once (0: no bound). See flow.go.
+	RateLimit      int `json:"rate_limit,omitempty"`
+	MaxConcurrency int `json:"max_concurrency,omitempty"`
+	// Throttle is what the receiver asked for (View), as of the read.
+	Throttle *FlowView `json:"throttle,omitempty"`
+	// Flow and Leases are the flow control's state.
+	Flow   Flow   `json:"-"`
+	Leases Leases `json:"-"`
 	// Secrets sign the requests, newest first.
 	Secrets []Secret `json:"-"`
 }
@@ -95,6 +106,7 @@ func NewEndpoint(in EndpointInput, id string, now time.Time) Endpoint {
 	if in.Description != nil {
 		ep.Description = *in.Description
 	}
+	ep.RateLimit, ep.MaxConcurrency = in.RateLimit.Int(), in.MaxConcurrency.Int()
 	return ep
 }
 
@@ -110,6 +122,12 @@ func (e Endpoint) Patch(in EndpointInput, now time.Time) Endpoint {
 	}
 	if in.Description != nil {
 		e.Description = *in.Description
+	}
+	if in.RateLimit.Set {
+		e.RateLimit = in.RateLimit.Int()
+	}
+	if in.MaxConcurrency.Set {
+		e.MaxConcurrency = in.MaxConcurrency.Int()
 	}
 	if in.Enabled != nil {
 		e.Enabled = *in.Enabled
@@ -141,6 +159,51 @@ type EndpointInput struct {
 	Events      []string `json:"events"`
 	Description *string  `json:"description"`
 	Enabled     *bool    `json:"enabled"`
+	// RateLimit and MaxConcurrency: a number sets the bound, null removes it.
+	RateLimit      OptionalInt `json:"rate_limit"`
+	MaxConcurrency OptionalInt `json:"max_concurrency"`
+}
+
+// NullableFields are the fields of an update that null removes.
+var NullableFields = []string{"rate_limit", "max_concurrency"}
+
+// OptionalInt is a field that may be absent (Set false), null (Value nil)
+// or a number.
+type OptionalInt struct {
+	Set   bool
+	Value *int
+}
+
+// UnmarshalJSON implements json.Unmarshaler (called only for a present
+// field).
+func (o *OptionalInt) UnmarshalJSON(b []byte) error {
+	o.Set = true
+	var n *float64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	if n != nil {
+		v := int(*n)
+		if float64(v) != *n {
+			v = -1 // not a whole number: refused by check
+		}
+		o.Value = &v
+	}
+	return nil
+}
+
+// Int is the value, 0 for absent or null.
+func (o OptionalInt) Int() int {
+	if o.Value == nil {
+		return 0
+	}
+	return *o.Value
+}
+
+func (o OptionalInt) check(p apierr.Problems, field string, most int) {
+	if o.Value != nil && (*o.Value < 1 || *o.Value > most) {
+		p.Add(field, "must be a whole number from 1 to "+strconv.Itoa(most)+", or null for no limit")
+	}
 }
 
 // Validate checks the fields that are present; create requires url and
@@ -165,11 +228,13 @@ func (in EndpointInput) Validate(create bool) apierr.Problems {
 			p.Add("description", domain.ProblemControl)
 		}
 	}
+	in.RateLimit.check(p, "rate_limit", MaxRateLimit)
+	in.MaxConcurrency.check(p, "max_concurrency", MaxMaxConcurrency)
 	if create && in.Enabled != nil {
 		p.Add("enabled", "is set with PATCH; a new endpoint is enabled")
 	}
-	if !create && in.URL == nil && in.Events == nil && in.Description == nil && in.Enabled == nil {
-		p.Add("body", "name at least one of url, events, description, enabled")
+	if !create && in.URL == nil && in.Events == nil && in.Description == nil && in.Enabled == nil && !in.RateLimit.Set && !in.MaxConcurrency.Set {
+		p.Add("body", "name at least one of url, events, description, enabled, rate_limit, max_concurrency")
 	}
 	return p
 }

@@ -1,6 +1,7 @@
 package webhook
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,9 @@ import (
 
 func TestEndpointInputValidation(t *testing.T) {
 	s := func(v string) *string { return &v }
+	n := func(v int) OptionalInt { return OptionalInt{Set: true, Value: &v} }
+	null := OptionalInt{Set: true}
+	url, all := s("https://example.com"), []string{"*"}
 	yes := true
 	cases := []struct {
 		name   string
@@ -26,6 +30,13 @@ func TestEndpointInputValidation(t *testing.T) {
 		{"an update that changes nothing", EndpointInput{}, false, "body"},
 		{"a valid creation", EndpointInput{URL: s("https://example.com"), Events: []string{"contact.created", "webhook.test"}}, true, ""},
 		{"a valid update", EndpointInput{Enabled: &yes}, false, ""},
+		{"a rate limit of 0", EndpointInput{URL: url, Events: all, RateLimit: n(0)}, true, "rate_limit"},
+		{"a rate limit past the bound", EndpointInput{URL: url, Events: all, RateLimit: n(MaxRateLimit + 1)}, true, "rate_limit"},
+		{"a concurrency past the bound", EndpointInput{URL: url, Events: all, MaxConcurrency: n(MaxMaxConcurrency + 1)}, true, "max_concurrency"},
+		{"a negative concurrency", EndpointInput{MaxConcurrency: n(-1)}, false, "max_concurrency"},
+		{"both limits at their bounds", EndpointInput{URL: url, Events: all, RateLimit: n(MaxRateLimit), MaxConcurrency: n(1)}, true, ""},
+		{"an update that only removes a limit", EndpointInput{RateLimit: null}, false, ""},
+		{"an update that only sets a concurrency", EndpointInput{MaxConcurrency: n(4)}, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,5 +109,59 @@ func TestPatch(t *testing.T) {
 	no := false
 	if got := ep.Patch(EndpointInput{Enabled: &no}, t0); got.DisabledReason == "" {
 		t.Fatal("disabling cleared the reason")
+	}
+	four, limited := 4, ep
+	limited.RateLimit, limited.MaxConcurrency = 20, 2
+	if got := limited.Patch(EndpointInput{RateLimit: OptionalInt{Set: true}, MaxConcurrency: OptionalInt{Set: true, Value: &four}}, t0); got.RateLimit != 0 || got.MaxConcurrency != 4 {
+		t.Fatalf("limits patched to %d/s, %d in flight; want none, 4", got.RateLimit, got.MaxConcurrency)
+	}
+	if got := limited.Patch(EndpointInput{URL: &url}, t0); got.RateLimit != 20 || got.MaxConcurrency != 2 {
+		t.Fatalf("a patch without the limits changed them: %d, %d", got.RateLimit, got.MaxConcurrency)
+	}
+}
+
+func TestOptionalIntTellsAbsentFromNull(t *testing.T) {
+	for _, tc := range []struct {
+		body     string
+		set, nil bool
+		value    int
+	}{
+		{`{}`, false, true, 0},
+		{`{"rate_limit": null}`, true, true, 0},
+		{`{"rate_limit": 7}`, true, false, 7},
+	} {
+		var in EndpointInput
+		if err := json.Unmarshal([]byte(tc.body), &in); err != nil {
+			t.Fatal(err)
+		}
+		if in.RateLimit.Set != tc.set || (in.RateLimit.Value == nil) != tc.nil || in.RateLimit.Int() != tc.value {
+			t.Errorf("%s: %+v", tc.body, in.RateLimit)
+		}
+	}
+	var in EndpointInput
+	if err := json.Unmarshal([]byte(`{"rate_limit": 2.5}`), &in); err != nil || in.Validate(false)["rate_limit"] == "" {
+		t.Errorf("a fractional rate limit was taken: %v %+v", err, in.RateLimit)
+	}
+}
+
+func TestARecoveryTakesTheEndpointsFlow(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		ep     Endpoint
+		rate   float64
+		paused time.Time
+	}{
+		{"no limit: no rate (the recovery's own pace applies)", Endpoint{}, 0, time.Time{}},
+		{"the owner's rate limit", Endpoint{RateLimit: 5}, 5, time.Time{}},
+		{"lowered by the receiver and paused", Endpoint{RateLimit: 50, Flow: Flow{Rate: 8, DecreasedAt: now.UnixMilli(), PausedUntil: now.Add(time.Minute).UnixMilli()}}, 8, now.Add(time.Minute)},
+		{"a pause that ended", Endpoint{Flow: Flow{PausedUntil: now.Add(-time.Second).UnixMilli()}}, 0, time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rate, paused := flowOf(tc.ep, now)
+			if rate != tc.rate || !paused.Equal(tc.paused) {
+				t.Fatalf("rate %.2f, paused until %s; want %.2f, %s", rate, paused, tc.rate, tc.paused)
+			}
+		})
 	}
 }

@@ -49,7 +49,11 @@ type Delivery struct {
 	// NextAttempt is the number, within the round, of the attempt to run.
 	NextAttempt int `json:"-"`
 	// Attempts counts every attempt made, manual ones included.
-	Attempts       int    `json:"attempts_count"`
+	Attempts int `json:"attempts_count"`
+	// Throttles counts the attempts of the round the receiver answered
+	// with "slow down" (Throttled): they keep the round's schedule where
+	// it was, up to MaxThrottles.
+	Throttles      int    `json:"-"`
 	NextAttemptAt  string `json:"next_attempt_at,omitempty"`
 	LastStatusCode int    `json:"last_status_code,omitempty"`
 	LastErrorClass string `json:"last_error_class,omitempty"`
@@ -104,7 +108,7 @@ func (c Claim) Allows(d Delivery) bool {
 func (c Claim) Apply(d Delivery) Delivery {
 	d.ClaimToken, d.ClaimExpiresAt = c.Token, c.Until
 	if c.RedriveOfRound > 0 {
-		d.Status, d.Round, d.NextAttempt, d.DeadReason, d.NextAttemptAt = StatusPending, c.RedriveOfRound+1, 1, "", ""
+		d.Status, d.Round, d.NextAttempt, d.DeadReason, d.NextAttemptAt, d.Throttles = StatusPending, c.RedriveOfRound+1, 1, "", "", 0
 		d.RecoveredAt = time.Time{}
 		if c.Recovery != "" {
 			d.RecoveredAt = c.Now
@@ -159,6 +163,8 @@ type Result struct {
 	DeadReason    string
 	LastStatus    int
 	LastClass     string
+	// Throttled counts the attempt in Delivery.Throttles.
+	Throttled bool
 }
 
 // Apply returns d after a claimed attempt with result r was recorded at
@@ -174,6 +180,9 @@ func (r Result) Apply(d Delivery, now string) Delivery {
 	}
 	d.Attempts++
 	d.NextAttempt++
+	if r.Throttled {
+		d.Throttles++
+	}
 	d.UpdatedAt, d.ClaimToken, d.ClaimExpiresAt = now, "", time.Time{}
 	return d
 }
@@ -244,7 +253,8 @@ type DeliveryRequest struct {
 	Kind       RequestKind
 	// TargetURL replaces the endpoint's URL (redirects).
 	TargetURL string
-	// EndpointID is the endpoint a recovery step is about.
+	// EndpointID is the endpoint a recovery step, or the delivery of a
+	// retry or redirect, is about.
 	EndpointID string
 	// Messages are the redrives one step of a recovery queues (at most
 	// MaxRecoveryBatch, chosen by the Recoverer when it wrote the step).
@@ -351,10 +361,16 @@ type Message struct {
 	RecoveryID string `json:"recovery_id,omitempty"`
 	// Request names an extra attempt asked through the API.
 	Request *MessageRequest `json:"request,omitempty"`
-	// For people reading the dead-letter queue.
+	// EndpointID routes the message through its endpoint's flow control
+	// (messages written before it was set run without); with EventType
+	// and Reason, it is also for people reading the dead-letter queue.
 	EndpointID string `json:"endpoint_id,omitempty"`
 	EventType  string `json:"event_type,omitempty"`
 	Reason     string `json:"reason,omitempty"`
+	// Slot is the start flow control reserved for the message at its
+	// endpoint's pace (epoch ms; see PlanAdmit), under the rate of SlotOf.
+	Slot   int64 `json:"slot,omitempty"`
+	SlotOf int64 `json:"slot_of,omitempty"`
 	// Continuation, on a message of its own (no delivery), asks for the
 	// next step of a running recovery (see Continuer).
 	Continuation *Continuation `json:"continuation,omitempty"`

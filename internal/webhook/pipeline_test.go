@@ -53,7 +53,8 @@ func newPipeline(t *testing.T) *pipeline {
 	p.deliveries.Now = p.clock
 	p.dispatcher = &webhook.Dispatcher{Endpoints: p.endpoints, Deliveries: p.deliveries, Queue: p.queue, Log: log, Now: p.clock}
 	p.deliverer = &webhook.Deliverer{Deliveries: p.deliveries, Endpoints: p.endpoints, Queue: p.queue, Scheduler: p.scheduler, Poster: p.poster,
-		Config: webhook.Config{Schedule: webhook.DefaultSchedule, AutoDisableAfter: webhook.DefaultAutoDisableAfter}, Log: log, Now: p.clock}
+		Config: webhook.Config{Schedule: webhook.DefaultSchedule, AutoDisableAfter: webhook.DefaultAutoDisableAfter}, Log: log, Now: p.clock,
+		Sleep: func(time.Duration) {}}
 	p.redriver = &webhook.Redriver{DeadLetters: p.dlq, Deliveries: p.deliveries, Log: log}
 	return p
 }
@@ -175,10 +176,57 @@ func TestDelivererTransitions(t *testing.T) {
 			t.Fatalf("endpoint health %+v", ep)
 		}
 	})
-	t.Run("429 with Retry-After: the receiver's wait instead of the table's", func(t *testing.T) {
+	t.Run("429 with Retry-After: the same place in the schedule after the receiver's wait, on the queue; the endpoint paused and slowed, not failing", func(t *testing.T) {
 		p, _ := firstAttempt(t, answer(429, "120"))
-		if sched := p.scheduler.All(); len(sched) != 1 || !sched[0].At.Equal(p.clock().Add(2*time.Minute).Truncate(time.Second).Add(time.Second)) {
+		got := p.only()
+		later := p.queue.Deferred()
+		if len(p.scheduler.All()) != 0 || len(later) != 1 || later[0].Message.Attempt != 2 || later[0].Delay != p.clock().Add(2*time.Minute).Truncate(time.Second).Add(time.Second).Sub(p.clock()) {
+			t.Fatalf("schedules %+v, deferred %+v", p.scheduler.All(), later)
+		}
+		if got.Status != webhook.StatusRetrying || got.Throttles != 1 || got.LastErrorClass != "http_429" {
+			t.Fatalf("delivery %+v", got)
+		}
+		ep, _ := p.endpoints.Get(context.Background(), project, got.EndpointID)
+		if ep.ConsecutiveFailures != 0 || ep.Flow.PausedUntil != p.clock().Add(2*time.Minute).UnixMilli() || ep.Flow.Rate != webhook.AdaptiveStartRate || ep.Flow.Cause != "http_429" {
+			t.Fatalf("endpoint %+v (flow %+v)", ep, ep.Flow)
+		}
+		// The next answer, a plain failure, waits the schedule's first step:
+		// the 429 did not use it up.
+		p.poster.Answer = answer(500, "")
+		p.advance(3 * time.Minute)
+		if d := p.deliverer.Handle(context.Background(), later[0].Message); !d.Done {
+			t.Fatalf("second attempt: %+v", d)
+		}
+		if sched := p.scheduler.All(); len(sched) != 1 || !sched[0].At.Equal(p.clock().Add(time.Minute).Truncate(time.Second).Add(time.Second)) {
 			t.Fatalf("schedules %+v", sched)
+		}
+	})
+	t.Run("503 with Retry-After slows down like 429; a Retry-After past 15 minutes is scheduled", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(503, "3600"))
+		got := p.only()
+		if sched := p.scheduler.All(); len(sched) != 1 || !sched[0].At.Equal(p.clock().Add(time.Hour).Truncate(time.Second).Add(time.Second)) || len(p.queue.Deferred()) != 0 {
+			t.Fatalf("schedules %+v, deferred %+v", sched, p.queue.Deferred())
+		}
+		if got.Throttles != 1 {
+			t.Fatalf("delivery %+v", got)
+		}
+	})
+	t.Run("429 without Retry-After: again in a second, at the lowered pace", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(429, ""))
+		if later := p.queue.Deferred(); len(later) != 1 || later[0].Delay > 2*time.Second {
+			t.Fatalf("deferred %+v", later)
+		}
+	})
+	t.Run("a receiver that answers 429 MaxThrottles times in a round is failing", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(429, "1"))
+		for range webhook.MaxThrottles - 1 {
+			later := p.queue.Deferred()
+			p.advance(2 * time.Second)
+			p.deliverer.Handle(context.Background(), later[len(later)-1].Message)
+		}
+		got := p.only()
+		if got.Throttles != webhook.MaxThrottles-1 || len(p.scheduler.All()) != 1 || got.Attempts != webhook.MaxThrottles {
+			t.Fatalf("delivery %+v, schedules %d", got, len(p.scheduler.All()))
 		}
 	})
 	t.Run("5 failed attempts: dead, with a dead letter that a redrive can start again", func(t *testing.T) {

@@ -66,6 +66,16 @@ type Endpoints interface {
 	// Disable disables an enabled endpoint with a reason the owner sees; an
 	// endpoint already disabled or gone is left alone, without an error.
 	Disable(ctx context.Context, project, id, reason string, at time.Time) error
+	// WriteFlow stores next as the endpoint's flow state and takes the
+	// leases of take, on condition that the stored state is at version
+	// seen (no state yet when 0) and that every slot of take is free (no
+	// lease, or one that ended before now). It returns the endpoint as
+	// stored after the write with true, or as it is with false when the
+	// condition failed; ErrEndpointNotFound if it is gone.
+	WriteFlow(ctx context.Context, project, id string, seen int64, next Flow, take Leases, now time.Time) (Endpoint, bool, error)
+	// Release frees the leases that still hold the values given (a lease
+	// that ended and was taken by another holder is left to it).
+	Release(ctx context.Context, project, id string, leases Leases) error
 }
 
 // Queue is the delivery queue and its dead-letter queue, as the
@@ -74,18 +84,20 @@ type Queue interface {
 	// Enqueue puts messages on the delivery queue. It returns one error per
 	// message, nil for each one sent.
 	Enqueue(ctx context.Context, msgs []Message) []error
-	// EnqueueAfter puts m on the delivery queue, to be received no sooner
-	// than delay from now, or MaxQueueDelay if that is sooner (whoever
-	// receives it early waits the rest out).
-	EnqueueAfter(ctx context.Context, m Message, delay time.Duration) error
+	// Defer puts messages on the delivery queue, each hidden for its delay
+	// (at most MaxDefer). It returns one error per message, nil for each
+	// one sent.
+	Defer(ctx context.Context, msgs []Deferred) []error
 	// DeadLetter puts the message of a dead delivery on the dead-letter
 	// queue, where ops see it and from where a redrive starts a fresh round.
 	DeadLetter(ctx context.Context, m Message) error
 }
 
-// MaxQueueDelay is the longest delay the delivery queue holds a message
-// back (SQS's DelaySeconds).
-const MaxQueueDelay = 15 * time.Minute
+// Deferred is a message to put on the delivery queue after a delay.
+type Deferred struct {
+	Message Message
+	Delay   time.Duration
+}
 
 // Scheduler arranges future attempts.
 type Scheduler interface {

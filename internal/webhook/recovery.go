@@ -160,7 +160,7 @@ func (rc *Recoverer) take(ctx context.Context, ep Endpoint, r Recovery, now time
 	}
 	r.NextStepAt = time.Time{}
 	if r.Status == RecoveryRunning {
-		rate, pausedUntil := flowOf(ep)
+		rate, pausedUntil := flowOf(ep, now)
 		r.NextStepAt = now.Add(rc.Pace.Delay(rate, pausedUntil, len(msgs), now))
 	}
 	switch err := rc.Recoveries.Save(ctx, r, msgs); {

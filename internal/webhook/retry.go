@@ -91,6 +91,9 @@ type Decision struct {
 	Class string
 	// Reason explains a dead delivery to the project's owner.
 	Reason string
+	// Throttled: the receiver asked to slow down (Throttled); the retry
+	// keeps the delivery's place in the schedule.
+	Throttled bool
 }
 
 // Decide classifies the outcome of attempt (1-based) under schedule: 2xx is

@@ -27,7 +27,12 @@ func main() {
 	slow := flag.Duration("slow", 200*time.Millisecond, "how long the flooding project's receiver takes per request")
 	quiet := flag.Int("quiet", 200, "events of the noisy-neighbour benchmark's quiet project")
 	quietEvery := flag.Duration("quiet-every", 100*time.Millisecond, "the quiet project's pace: one event per this long (well below the local pipeline's capacity, so that B alone is not queued behind itself)")
-	only := flag.String("only", "", "run one benchmark: pagination, webhooks, noisy, soak or price")
+	adaptive := flag.Int("adaptive", 1000, "webhooks of the flow benchmark's receiver that answers 429 past its rate")
+	acceptRate := flag.Int("accept-rate", 20, "requests per second that receiver takes")
+	recovered := flag.Int("recovered", 2000, "dead deliveries the flow benchmark's recovery sends through max_concurrency")
+	maxConcurrency := flag.Int("max-concurrency", 4, "the max_concurrency of that endpoint")
+	latency := flag.Duration("latency", 100*time.Millisecond, "how long that receiver takes per request")
+	only := flag.String("only", "", "run one benchmark: pagination, webhooks, noisy, flow, soak or price")
 	flag.Parse()
 	endpoint := os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")
 	if endpoint == "" {
@@ -44,6 +49,13 @@ func main() {
 	if *only == "" || *only == "noisy" {
 		cfg := bench.NoisyConfig{Flood: *flood, Slow: *slow, Quiet: *quiet, QuietEvery: *quietEvery, Pollers: *pollers}
 		if err := bench.Noisy(ctx, endpoint, cfg, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
+	if *only == "" || *only == "flow" {
+		cfg := bench.FlowConfig{Adaptive: *adaptive, AcceptRate: *acceptRate, Recovered: *recovered, Latency: *latency, MaxConcurrency: *maxConcurrency, Pollers: *pollers}
+		if err := bench.Flow(ctx, endpoint, cfg, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "bench:", err)
 			os.Exit(1)
 		}

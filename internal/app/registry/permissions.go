@@ -63,6 +63,8 @@ var Permissions = map[string][]app.Permission{
 	"DeliverFunction": append(append(write("DataTable", "GetItem", "PutItem", "UpdateItem", "ConditionCheckItem"), write("DeliveriesTable", "GetItem", "PutItem", "UpdateItem")...),
 		app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"},
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeadLetterQueue"},
+		// Deferrals (no capacity at the endpoint) and short slow-downs.
+		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"},
 		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "DeliveryQueue"},
 		app.Permission{Action: "scheduler:CreateSchedule", Resource: "WebhookScheduleGroup/*"},
 		app.Permission{Action: "iam:PassRole", Resource: "SchedulerRole"}),

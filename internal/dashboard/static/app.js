@@ -53,6 +53,11 @@ function el(tag, attrs, ...children) {
   return n;
 }
 
+function emptied(n) {
+  n.replaceChildren();
+  return n;
+}
+
 function append(n, children) {
   for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
@@ -153,6 +158,7 @@ class APIError extends Error {
     this.code = e.code || '';
     this.requestId = e.request_id || requestId || '';
     this.field = e.field || '';
+    this.details = e.details || {};
     this.retryAfter = retryAfter;
   }
 }
@@ -763,6 +769,62 @@ function recoverForm(eps) {
   return form;
 }
 
+// ---------------------------------------------------------------- endpoint limits
+
+// LIMITS are an endpoint's two bounds: the API field, the form's label, and
+// how a card states a value. Their ranges are the API's to check: it answers
+// a value out of range with a VALIDATION_ERROR naming the field.
+const LIMITS = [
+  { field: 'rate_limit', label: 'Rate limit (deliveries per second, empty: none)', shown: n => `rate limit ${n}/s` },
+  { field: 'max_concurrency', label: 'Max in flight (requests at once, empty: none)', shown: n => `max ${n} in flight` },
+];
+
+// clock shows a time of day in the browser's zone (the RFC 3339 value is
+// the title).
+function clock(iso) {
+  const d = new Date(iso);
+  if (isNaN(d)) return el('span', {}, iso);
+  return el('time', { datetime: iso, title: iso }, `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`);
+}
+
+// flowFacts is an endpoint card's flow control: the owner's limits, and
+// the slow-down the receiver asked for while it lasts.
+function flowFacts(ep) {
+  const set = LIMITS.filter(l => ep[l.field]).map(l => l.shown(ep[l.field]));
+  const t = ep.throttle;
+  return el('div', { class: 'flow' },
+    el('div', { class: 'muted limits' }, 'Limits: ', set.length ? set.join(', ') : 'no limits'),
+    t && t.paused_until ? el('div', { class: 'throttle' }, 'paused by the receiver until ', clock(t.paused_until), ` (${t.throttled_by})`) : null,
+    t && t.effective_rate ? el('div', { class: 'throttle' }, `slowed to ${Number(t.effective_rate.toFixed(2))}/s by the receiver`) : null);
+}
+
+// limitFields are a form's inputs for both limits, each with the API's
+// problem beside it. ep (absent in the create form) fills them in.
+function limitFields(prefix, ep) {
+  const rows = LIMITS.map(l => {
+    const id = prefix + '-' + l.field;
+    const input = el('input', { id, name: l.field, type: 'number', inputmode: 'numeric', step: 1, placeholder: 'no limit', value: ep && ep[l.field], 'aria-describedby': id + '-error' });
+    const error = el('span', { class: 'field-error', id: id + '-error' });
+    return { field: l.field, input, error, label: el('label', { for: id }, l.label, input, error) };
+  });
+  return {
+    node: el('div', { class: 'inline form' }, rows.map(r => r.label)),
+    // values are the limits as the API takes them: a number, null for none.
+    values() {
+      return Object.fromEntries(rows.map(r => [r.field, r.input.value.trim() === '' ? null : Number(r.input.value)]));
+    },
+    // showErrors puts an API error's field problems at their fields (and
+    // clears the others).
+    showErrors(err) {
+      for (const r of rows) {
+        const problem = (err && err.details && err.details[r.field]) || (err && err.field === r.field ? err.message : '');
+        r.error.textContent = problem || '';
+        if (problem) r.input.setAttribute('aria-invalid', 'true'); else r.input.removeAttribute('aria-invalid');
+      }
+    },
+  };
+}
+
 // ---------------------------------------------------------------- endpoints
 
 function eventsFieldset(prefix, chosen) {
@@ -814,9 +876,11 @@ function endpoints() {
 function createForm(top, done) {
   const url = el('input', { id: 'new-url', name: 'url', type: 'url', required: true, placeholder: 'https://example.com/webhooks/botix' });
   const desc = el('input', { id: 'new-description', name: 'description', class: 'wide', maxlength: 500 });
+  const limits = limitFields('new');
   const form = el('form', { class: 'card', id: 'create-endpoint' },
     el('h2', {}, 'Add an endpoint'),
     el('div', { class: 'inline form' }, el('label', { for: 'new-url' }, 'URL', url), el('label', { for: 'new-description' }, 'Description (optional)', desc)),
+    limits.node,
     eventsFieldset('new', ['*']),
     el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Create endpoint')));
   form.addEventListener('submit', e => {
@@ -824,11 +888,13 @@ function createForm(top, done) {
     busy(form.querySelector('button[type=submit]'), async () => {
       const body = { url: url.value.trim(), events: checkedEvents(form) };
       if (desc.value.trim()) body.description = desc.value.trim();
+      for (const [field, v] of Object.entries(limits.values())) if (v !== null) body[field] = v;
       const r = await mutate('POST', '/webhook-endpoints', body);
+      limits.showErrors(null);
       top.replaceChildren(secretPanel('Signing secret of ' + r.data.id, r.data.secret));
       form.reset();
       await done();
-    }, err => top.replaceChildren(errorBox(err)));
+    }, err => { limits.showErrors(err); top.replaceChildren(errorBox(err)); });
   });
   return form;
 }
@@ -850,11 +916,13 @@ function endpointCard(ep, top, refresh) {
   const recovery = el('div', { class: 'muted recovery' });
   const path = '/webhook-endpoints/' + ep.id;
   get(path).then(full => { if (full.recovery) recovery.replaceChildren(...recoveryLine(full.recovery)); }, () => {});
-  const show = () => card.replaceChildren(
+  // append skips an absent line; replaceChildren would show it as "null".
+  const show = () => append(emptied(card), [
     el('div', { class: 'attempt-head' }, el('strong', { class: 'wrap' }, ep.url), badge(ep.enabled ? 'enabled' : 'disabled'), el('code', { class: 'muted' }, ep.id)),
     ep.description ? el('div', {}, ep.description) : null,
     ep.disabled_reason ? el('div', { class: 'muted' }, 'Disabled: ', ep.disabled_reason) : null,
     el('div', { class: 'muted' }, 'Events: ', ep.events.join(', ')),
+    flowFacts(ep),
     recovery,
     el('div', { class: 'actions' },
       button('Edit', 'secondary', async () => edit()),
@@ -881,20 +949,22 @@ function endpointCard(ep, top, refresh) {
         await mutate('DELETE', path);
         await refresh();
       })),
-    out);
+    out]);
   const edit = () => {
     const url = el('input', { id: ep.id + '-url', type: 'url', required: true, value: ep.url });
     const desc = el('input', { id: ep.id + '-description', class: 'wide', maxlength: 500, value: ep.description || '' });
+    const limits = limitFields(ep.id, ep);
     const form = el('form', {},
       el('div', { class: 'inline form' }, el('label', { for: ep.id + '-url' }, 'URL', url), el('label', { for: ep.id + '-description' }, 'Description', desc)),
+      limits.node,
       eventsFieldset(ep.id, ep.events),
       el('div', { class: 'actions' }, el('button', { type: 'submit' }, 'Save'), el('button', { type: 'button', class: 'secondary', onclick: show }, 'Cancel')), out);
     form.addEventListener('submit', e => {
       e.preventDefault();
       busy(form.querySelector('button[type=submit]'), async () => {
-        await mutate('PATCH', path, { url: url.value.trim(), description: desc.value.trim(), events: checkedEvents(form) });
+        await mutate('PATCH', path, { url: url.value.trim(), description: desc.value.trim(), events: checkedEvents(form), ...limits.values() });
         await refresh();
-      }, err => out.replaceChildren(errorBox(err)));
+      }, err => { limits.showErrors(err); out.replaceChildren(errorBox(err)); });
     });
     card.replaceChildren(el('strong', {}, 'Edit ' + ep.id), form);
     url.focus();

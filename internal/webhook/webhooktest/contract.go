@@ -516,6 +516,65 @@ func TestEndpoints(t *testing.T, newHarness func(t *testing.T) EndpointsHarness)
 			t.Fatalf("stored %+v", again)
 		}
 	})
+	t.Run("flow state is written on condition of its version; the loser gets the winner's state", func(t *testing.T) {
+		h, p, ep := newHarness(t), project(), NewEndpoint(now)
+		ep.RateLimit, ep.MaxConcurrency = 5, 2
+		h.Add(t, p, ep)
+		if got, _ := h.Endpoints.Get(ctx, p, ep.ID); got.RateLimit != 5 || got.MaxConcurrency != 2 || got.Flow.Version != 0 {
+			t.Fatalf("limits read back %+v", got)
+		}
+		first := webhook.Flow{Version: 1, Next: now.Add(time.Second).UnixMilli(), Rate: 2.5, DecreasedAt: now.UnixMilli(), PausedUntil: now.Add(time.Minute).UnixMilli(), Cause: "http_429"}
+		got, ok, err := h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, first, nil, now)
+		if err != nil || !ok || got.Flow != first {
+			t.Fatalf("first write: %+v %v %v", got.Flow, ok, err)
+		}
+		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, webhook.Flow{Version: 1, Next: 7}, nil, now)
+		if err != nil || ok || got.Flow != first {
+			t.Fatalf("a write from the same version: %+v %v %v", got.Flow, ok, err)
+		}
+		if v := got.View(now); v == nil || v.PausedUntil == "" || v.ThrottledBy != "http_429" {
+			t.Fatalf("view %+v", v)
+		}
+		if _, _, err := h.Endpoints.WriteFlow(ctx, p, NewEndpoint(now).ID, 0, first, nil, now); !errors.Is(err, webhook.ErrEndpointNotFound) {
+			t.Fatalf("a missing endpoint: %v", err)
+		}
+	})
+	t.Run("a held lease is not taken until it ends; a release frees only what it holds", func(t *testing.T) {
+		h, p, ep := newHarness(t), project(), NewEndpoint(now)
+		ep.MaxConcurrency = 2
+		h.Add(t, p, ep)
+		end := now.Add(time.Minute).UnixMilli()
+		got, ok, err := h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, webhook.Flow{Version: 1}, webhook.Leases{0: end}, now)
+		if err != nil || !ok || got.Leases[0] != end {
+			t.Fatalf("first lease: %v %v %v", got.Leases, ok, err)
+		}
+		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 1, webhook.Flow{Version: 2}, webhook.Leases{0: end + 1, 1: end + 1}, now)
+		if err != nil || ok || got.Leases[0] != end || len(got.Leases) != 1 {
+			t.Fatalf("taking a held slot: %v %v %v", got.Leases, ok, err)
+		}
+		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 1, webhook.Flow{Version: 2}, webhook.Leases{1: end + 1}, now)
+		if err != nil || !ok || len(got.Leases) != 2 {
+			t.Fatalf("the free slot: %v %v %v", got.Leases, ok, err)
+		}
+		later := time.UnixMilli(end).Add(time.Second)
+		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 2, webhook.Flow{Version: 3}, webhook.Leases{0: later.Add(time.Minute).UnixMilli()}, later)
+		if err != nil || !ok || got.Leases[0] != later.Add(time.Minute).UnixMilli() {
+			t.Fatalf("an ended lease taken over: %v %v %v", got.Leases, ok, err)
+		}
+		// The first holder's release leaves the new holder's lease alone.
+		if err := h.Endpoints.Release(ctx, p, ep.ID, webhook.Leases{0: end, 1: end + 1}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := h.Endpoints.Get(ctx, p, ep.ID); len(got.Leases) != 1 || got.Leases[0] != later.Add(time.Minute).UnixMilli() {
+			t.Fatalf("after the release: %v", got.Leases)
+		}
+		if err := h.Endpoints.Release(ctx, p, ep.ID, webhook.Leases{0: later.Add(time.Minute).UnixMilli()}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := h.Endpoints.Get(ctx, p, ep.ID); len(got.Leases) != 0 {
+			t.Fatalf("after the last release: %v", got.Leases)
+		}
+	})
 	t.Run("an endpoint is disabled once, with the first reason", func(t *testing.T) {
 		h, p, ep := newHarness(t), project(), NewEndpoint(now)
 		h.Add(t, p, ep)

@@ -9,6 +9,7 @@ package webhooktest
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -385,13 +386,73 @@ func (s *Endpoints) Disable(_ context.Context, project, id, reason string, at ti
 	return err
 }
 
+// WriteFlow implements webhook.Endpoints.
+func (s *Endpoints) WriteFlow(_ context.Context, project, id string, seen int64, next webhook.Flow, take webhook.Leases, now time.Time) (webhook.Endpoint, bool, error) {
+	if err := s.take("WriteFlow"); err != nil {
+		return webhook.Endpoint{}, false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ep, ok := s.items[deliveryKey(project, id)]
+	if !ok {
+		return webhook.Endpoint{}, false, webhook.ErrEndpointNotFound
+	}
+	if ep.Flow.Version != seen {
+		return clone(ep), false, nil
+	}
+	for slot := range take {
+		if exp, held := ep.Leases[slot]; held && exp >= now.UnixMilli() {
+			return clone(ep), false, nil
+		}
+	}
+	ep.Flow = next
+	if len(take) > 0 {
+		leases := maps.Clone(ep.Leases)
+		if leases == nil {
+			leases = webhook.Leases{}
+		}
+		maps.Copy(leases, take)
+		ep.Leases = leases
+	}
+	s.items[deliveryKey(project, id)] = ep
+	return clone(ep), true, nil
+}
+
+// Release implements webhook.Endpoints.
+func (s *Endpoints) Release(_ context.Context, project, id string, leases webhook.Leases) error {
+	if err := s.take("Release"); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ep, ok := s.items[deliveryKey(project, id)]
+	if !ok {
+		return nil
+	}
+	kept := maps.Clone(ep.Leases)
+	for slot, v := range leases {
+		if kept[slot] == v {
+			delete(kept, slot)
+		}
+	}
+	ep.Leases = kept
+	s.items[deliveryKey(project, id)] = ep
+	return nil
+}
+
+func clone(ep webhook.Endpoint) webhook.Endpoint {
+	ep.Leases = maps.Clone(ep.Leases)
+	return ep
+}
+
 // Queue is an in-memory webhook.Queue.
 type Queue struct {
 	Faults
-	mu      sync.Mutex
-	sent    []webhook.Message
-	dead    []webhook.Message
-	delayed []Delayed
+	mu   sync.Mutex
+	sent []webhook.Message
+	// deferred are the messages put back with a delay (also in sent).
+	deferred []webhook.Deferred
+	dead     []webhook.Message
 }
 
 var _ webhook.Queue = (*Queue)(nil)
@@ -411,31 +472,31 @@ func (q *Queue) Enqueue(_ context.Context, msgs []webhook.Message) []error {
 	return errs
 }
 
-// Delayed is a message EnqueueAfter sent, and its delay.
-type Delayed struct {
-	Message webhook.Message
-	Delay   time.Duration
-}
-
-// EnqueueAfter implements webhook.Queue: the message is among Sent at
-// once (the fake does not hold it back) and among Delayed with its delay,
-// cut to webhook.MaxQueueDelay.
-func (q *Queue) EnqueueAfter(_ context.Context, m webhook.Message, delay time.Duration) error {
-	if err := q.take("EnqueueAfter"); err != nil {
-		return err
+// Defer implements webhook.Queue: the messages are among Sent at once
+// (the fake does not hold them back) and among Deferred with their delays;
+// a fault fails the whole call.
+func (q *Queue) Defer(_ context.Context, msgs []webhook.Deferred) []error {
+	errs := make([]error, len(msgs))
+	if err := q.take("Defer"); err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+		return errs
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.sent = append(q.sent, m)
-	q.delayed = append(q.delayed, Delayed{Message: m, Delay: min(max(delay, 0), webhook.MaxQueueDelay)})
-	return nil
+	q.deferred = append(q.deferred, msgs...)
+	for _, m := range msgs {
+		q.sent = append(q.sent, m.Message)
+	}
+	return errs
 }
 
-// Delayed returns what EnqueueAfter sent, in order.
-func (q *Queue) Delayed() []Delayed {
+// Deferred returns the messages deferred so far, in order.
+func (q *Queue) Deferred() []webhook.Deferred {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return slices.Clone(q.delayed)
+	return slices.Clone(q.deferred)
 }
 
 // DeadLetter implements webhook.Queue.

@@ -119,6 +119,13 @@ type WebhookEndpoint struct {
 	// Recovery is the endpoint's latest recovery, on WebhookEndpoints.Get
 	// once it had one (nil otherwise).
 	Recovery *RecoveryProgress `json:"recovery,omitempty"`
+	// RateLimit bounds the deliveries started per second and MaxConcurrency
+	// the requests in flight at once; 0 is no limit.
+	RateLimit      int `json:"rate_limit,omitempty"`
+	MaxConcurrency int `json:"max_concurrency,omitempty"`
+	// Throttle is what the receiver asked for with a 429, or a 503 with
+	// Retry-After: nil unless its slow-down lasts.
+	Throttle *EndpointThrottle `json:"throttle,omitempty"`
 
 	Response Response `json:"-"`
 }
@@ -139,6 +146,18 @@ type RecoveryProgress struct {
 	UpdatedAt  string `json:"updated_at"`
 }
 
+// EndpointThrottle is the slow-down a receiver asked for.
+type EndpointThrottle struct {
+	// EffectiveRate is the deliveries per second the endpoint was lowered
+	// to (0 when not lowered); it grows back to RateLimit.
+	EffectiveRate float64 `json:"effective_rate,omitempty"`
+	// PausedUntil is the end of the receiver's Retry-After ("" when not
+	// paused): nothing is sent before.
+	PausedUntil string `json:"paused_until,omitempty"`
+	// ThrottledBy is the answer that asked: "http_429" or "http_503".
+	ThrottledBy string `json:"throttled_by"`
+}
+
 // WebhookEndpointWithSecret is the answer of a creation or a rotation: the
 // only times the signing secret is shown.
 type WebhookEndpointWithSecret struct {
@@ -155,15 +174,45 @@ type WebhookEndpointCreate struct {
 	URL         string   `json:"url"`
 	Events      []string `json:"events"`
 	Description string   `json:"description,omitempty"`
+	// RateLimit (deliveries started per second) and MaxConcurrency
+	// (requests in flight) bound the endpoint, within the ranges of
+	// sdk/openapi.yaml (a value out of range is a CodeValidationFailed
+	// naming the field); 0 is no limit.
+	RateLimit      int `json:"rate_limit,omitempty"`
+	MaxConcurrency int `json:"max_concurrency,omitempty"`
 }
 
 // WebhookEndpointUpdate is the body of WebhookEndpoints.Update: nil fields
 // are left as they are. Enabled true re-enables a disabled endpoint.
+// RateLimit and MaxConcurrency take LimitTo(n) to set a bound and NoLimit()
+// to remove it.
 type WebhookEndpointUpdate struct {
-	URL         *string  `json:"url,omitempty"`
-	Events      []string `json:"events,omitempty"`
-	Description *string  `json:"description,omitempty"`
-	Enabled     *bool    `json:"enabled,omitempty"`
+	URL            *string  `json:"url,omitempty"`
+	Events         []string `json:"events,omitempty"`
+	Description    *string  `json:"description,omitempty"`
+	Enabled        *bool    `json:"enabled,omitempty"`
+	RateLimit      *Limit   `json:"rate_limit,omitempty"`
+	MaxConcurrency *Limit   `json:"max_concurrency,omitempty"`
+}
+
+// Limit is a change of an endpoint's bound in WebhookEndpointUpdate: a nil
+// *Limit leaves the bound as it is, LimitTo(n) sets it and NoLimit()
+// removes it (sent as null).
+type Limit struct{ n int }
+
+// LimitTo sets a bound of n; LimitTo(0) is NoLimit(), as 0 is no limit on
+// WebhookEndpoint and WebhookEndpointCreate.
+func LimitTo(n int) *Limit { return &Limit{n} }
+
+// NoLimit removes a bound.
+func NoLimit() *Limit { return &Limit{} }
+
+// MarshalJSON implements json.Marshaler: the bound, or null for NoLimit.
+func (l Limit) MarshalJSON() ([]byte, error) {
+	if l.n == 0 {
+		return []byte("null"), nil
+	}
+	return json.Marshal(l.n)
 }
 
 // Deleted is the answer of a deletion.

@@ -7,28 +7,24 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 )
 
 // MaxBody bounds the body the handler reads (BOTIX sends at most 64 KB).
 const MaxBody = 1 << 20
 
-// ProcessingRetryAfter is the Retry-After the handler sends with the 503
-// for a copy that arrives while the event is being processed: BOTIX's
-// first retry step. BOTIX itself retries a 503 on its own schedule (it
-// honours Retry-After on 429 only); other senders may honour it.
-const ProcessingRetryAfter = time.Minute
-
 // Handler verifies, de-duplicates and passes each event to process. Its
 // answers tell BOTIX what to do:
 //
 //   - 200 for a processed event, and for a copy of an event whose
 //     processing completed (not processed again);
-//   - 503 with Retry-After for a copy that arrives while another copy of
-//     the event is being processed: BOTIX retries it (5xx), so if that
-//     processing fails, the event is still delivered. Not 409: BOTIX ends
-//     a delivery answered with a 4xx other than 429 as dead at once;
+//   - 503 without Retry-After for a copy that arrives while another copy
+//     of the event is being processed: BOTIX retries that delivery on its
+//     schedule (5xx), so if that processing fails, the event is still
+//     delivered. No Retry-After: BOTIX pauses the whole endpoint on a 429,
+//     or a 503 with Retry-After, and one event's contention is not the
+//     receiver being overloaded. Not 409: BOTIX ends a delivery answered
+//     with a 4xx other than 429 as dead at once;
 //   - 500 when process fails (BOTIX retries; the event id is forgotten so
 //     the retry is processed);
 //   - 401 for a bad signature (BOTIX does not retry it: the delivery goes
@@ -94,7 +90,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK) // already processed: acknowledge, do nothing
 	case StateProcessing:
 		// Not 200: if the copy being processed fails, this one must come back.
-		w.Header().Set("Retry-After", strconv.Itoa(int(ProcessingRetryAfter/time.Second)))
+		// No Retry-After: it would pause every delivery of the endpoint.
 		http.Error(w, "event is being processed; retry later", http.StatusServiceUnavailable)
 	default:
 		log.ErrorContext(r.Context(), "deduplicator returned an invalid state", "state", int(state), "event_id", ev.ID)

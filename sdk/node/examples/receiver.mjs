@@ -10,7 +10,7 @@ const handler = createWebhookHandler({
   dedup: new MemoryDeduplicator(),
   async process(event) {
     // Runs once per event id: 200 after it, 500 (and a retry) if it throws,
-    // 503 + Retry-After to a copy that arrives meanwhile.
+    // 503 (without Retry-After) to a copy that arrives meanwhile.
     console.log(`processed ${event.id} ${event.type}`);
   },
 });

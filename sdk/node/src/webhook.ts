@@ -17,8 +17,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export const DEFAULT_TOLERANCE_MS = 5 * 60_000;
 /** The largest body the handler reads (BOTIX sends at most 64 KB). */
 export const MAX_BODY = 1 << 20;
-/** The Retry-After (seconds) of the 503 for a copy that arrives while its event is processing. */
-export const PROCESSING_RETRY_AFTER_S = 60;
 /** How long done event ids are remembered: longer than BOTIX's retry window. */
 export const DEFAULT_RETENTION_MS = 72 * 3600_000;
 /** How long a processing claim holds before a redelivery may take it over. */
@@ -314,8 +312,9 @@ export interface WebhookHandlerOptions extends VerifierOptions {
 
 /**
  * Verifies, de-duplicates and processes one webhook request. Answers: 200 processed or already
- * done; 503 + Retry-After while another copy is processing (BOTIX retries it, so a failing
- * processing does not lose the event); 500 when processing fails; 401 for a bad signature;
+ * done; 503 without Retry-After while another copy is processing (BOTIX retries that delivery on
+ * its schedule, so a failing processing does not lose the event; a Retry-After would make BOTIX
+ * pause the whole endpoint, as on a 429); 500 when processing fails; 401 for a bad signature;
  * 503 when the store cannot be asked; 413 over 1 MiB; 405 for a method other than POST.
  */
 export function createWebhookProcessor(o: WebhookHandlerOptions): (req: WebhookRequest) => Promise<WebhookAnswer> {
@@ -355,7 +354,8 @@ export function createWebhookProcessor(o: WebhookHandlerOptions): (req: WebhookR
       case "done":
         return answer(200); // already processed: acknowledge, do nothing
       case "processing":
-        return answer(503, "event is being processed; retry later", { "Retry-After": String(PROCESSING_RETRY_AFTER_S) });
+        // No Retry-After: BOTIX would pause every delivery of the endpoint, not only this one.
+        return answer(503, "event is being processed; retry later");
       case "unseen":
         break;
       default:

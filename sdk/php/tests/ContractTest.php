@@ -175,4 +175,44 @@ final class ContractTest extends TestCase
         self::assertSame(3, $d->attempts[0]->durationMs);
         self::assertSame(['phone' => '+7', 'name' => 'n'], (new \Botix\Model\ContactCreate(phone: '+7', name: 'n'))->toArray(), 'unset optional fields are left out');
     }
+
+    /** @return iterable<string,array{0:\Botix\Model\Model,1:array<string,mixed>}> */
+    public static function limitBodies(): iterable
+    {
+        yield 'create with limits' => [new \Botix\Model\WebhookEndpointCreate(url: 'https://x', events: ['*'], rateLimit: 20, maxConcurrency: 4),
+            ['url' => 'https://x', 'events' => ['*'], 'rate_limit' => 20, 'max_concurrency' => 4]];
+        yield 'create without' => [new \Botix\Model\WebhookEndpointCreate(url: 'https://x', events: ['*']), ['url' => 'https://x', 'events' => ['*']]];
+        yield 'update leaves null out' => [new \Botix\Model\WebhookEndpointUpdate(description: 'd'), ['description' => 'd']];
+        yield 'update sets' => [new \Botix\Model\WebhookEndpointUpdate(rateLimit: 50), ['rate_limit' => 50]];
+        yield 'Limit::None removes' => [new \Botix\Model\WebhookEndpointUpdate(rateLimit: \Botix\Limit::None, maxConcurrency: 2),
+            ['rate_limit' => null, 'max_concurrency' => 2]];
+    }
+
+    /**
+     * The endpoint limits go out as given, Limit::None as null.
+     *
+     * @dataProvider limitBodies
+     * @param array<string,mixed> $want
+     */
+    public function testEndpointLimitBodies(\Botix\Model\Model $body, array $want): void
+    {
+        self::assertSame($want, $body->toArray());
+        self::assertSame(json_encode($want), json_encode($body));
+    }
+
+    public function testEndpointThrottleRead(): void
+    {
+        $base = ['id' => 'we_1', 'url' => 'u', 'events' => ['*'], 'enabled' => true, 'created_at' => 'c', 'updated_at' => 'u', 'consecutive_failures' => 0];
+        $e = \Botix\Model\WebhookEndpoint::fromArray($base);
+        self::assertNull($e->rateLimit);
+        self::assertNull($e->maxConcurrency);
+        self::assertNull($e->throttle);
+        $e = \Botix\Model\WebhookEndpoint::fromArray($base + ['rate_limit' => 20, 'max_concurrency' => 4,
+            'throttle' => ['effective_rate' => 5.2, 'paused_until' => '2026-12-01T10:00:30Z', 'throttled_by' => 'http_429']]);
+        self::assertSame([20, 4], [$e->rateLimit, $e->maxConcurrency]);
+        self::assertInstanceOf(\Botix\Model\EndpointThrottle::class, $e->throttle);
+        self::assertSame([5.2, '2026-12-01T10:00:30Z', 'http_429'], [$e->throttle->effectiveRate, $e->throttle->pausedUntil, $e->throttle->throttledBy]);
+        $s = \Botix\Model\WebhookEndpointWithSecret::fromArray($base + ['secret' => 'whsec_x', 'throttle' => ['effective_rate' => 3, 'throttled_by' => 'http_503']]);
+        self::assertSame(3, $s->throttle->effectiveRate, 'a whole effective rate decodes as a number too');
+    }
 }

@@ -161,5 +161,49 @@ class SchemasTest(unittest.TestCase):
         self.assertEqual(T.ContactCreate(phone="+7", name="n").to_json(), {"phone": "+7", "name": "n"})
 
 
+class EndpointLimitsTest(unittest.TestCase):
+    """rate_limit and max_concurrency go out as given (NO_LIMIT as null); the throttle comes back typed."""
+
+    def setUp(self) -> None:
+        self.answer: Dict[str, Any] = {"id": "we_1"}
+        self.srv = FakeServer(lambda req: Answer(200, self.answer))
+        self.addCleanup(self.srv.close)
+        self.c = botix.Client(KEY, base_url=self.srv.url)
+
+    def test_bodies_sent(self) -> None:
+        ep = self.c.webhook_endpoints
+        cases = [
+            ("create with limits", lambda: ep.create("https://x.invalid/h", ["*"], rate_limit=20, max_concurrency=4),
+             {"url": "https://x.invalid/h", "events": ["*"], "rate_limit": 20, "max_concurrency": 4}),
+            ("create without", lambda: ep.create("https://x.invalid/h", ["*"]), {"url": "https://x.invalid/h", "events": ["*"]}),
+            ("update leaves None out", lambda: ep.update("we_1", description="d"), {"description": "d"}),
+            ("update sets", lambda: ep.update("we_1", rate_limit=50), {"rate_limit": 50}),
+            ("NO_LIMIT removes", lambda: ep.update("we_1", rate_limit=botix.NO_LIMIT, max_concurrency=2),
+             {"rate_limit": None, "max_concurrency": 2}),
+        ]
+        for name, call, want in cases:
+            with self.subTest(name):
+                call()
+                self.assertEqual(self.srv.requests[-1].json(), want)
+
+    def test_throttle_read(self) -> None:
+        cases = [
+            ("none", {"id": "we_1"}, None, None, None),
+            ("paused", {"id": "we_1", "rate_limit": 20, "throttle": {"paused_until": "2026-12-01T10:00:30Z", "throttled_by": "http_429"}},
+             20, None, T.EndpointThrottle(throttled_by="http_429", paused_until="2026-12-01T10:00:30Z")),
+            ("slowed", {"id": "we_1", "max_concurrency": 4, "throttle": {"effective_rate": 5.2, "throttled_by": "http_503"}},
+             None, 4, T.EndpointThrottle(throttled_by="http_503", effective_rate=5.2)),
+        ]
+        for name, answer, rate, in_flight, throttle in cases:
+            with self.subTest(name):
+                self.answer = answer
+                e = self.c.webhook_endpoints.get("we_1")
+                self.assertEqual((e.rate_limit, e.max_concurrency, e.throttle), (rate, in_flight, throttle))
+
+    def test_no_limit_is_one_value(self) -> None:
+        self.assertIs(T.NoLimit(), botix.NO_LIMIT)
+        self.assertEqual(repr(botix.NO_LIMIT), "NO_LIMIT")
+
+
 if __name__ == "__main__":
     unittest.main()

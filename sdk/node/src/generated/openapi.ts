@@ -879,6 +879,9 @@ export interface components {
             last_failure_at?: components["schemas"]["Timestamp"];
             failing_since?: components["schemas"]["Timestamp"];
             consecutive_failures: number;
+            rate_limit?: components["schemas"]["RateLimit"];
+            max_concurrency?: components["schemas"]["MaxConcurrency"];
+            throttle?: components["schemas"]["EndpointThrottle"];
             recovery?: components["schemas"]["RecoveryProgress"];
         };
         /** @description The endpoint's latest recovery (on GET of one endpoint, once it had one): while status is running it continues by itself, a step every few seconds, and queued grows until it completes. */
@@ -912,11 +915,27 @@ export interface components {
             last_failure_at?: components["schemas"]["Timestamp"];
             failing_since?: components["schemas"]["Timestamp"];
             consecutive_failures: number;
+            rate_limit?: components["schemas"]["RateLimit"];
+            max_concurrency?: components["schemas"]["MaxConcurrency"];
+            throttle?: components["schemas"]["EndpointThrottle"];
             recovery?: components["schemas"]["RecoveryProgress"];
             /** @description Shown only in this answer. */
             secret: string;
             /** @description A rotation's - until then the previous secret signs too. */
             previous_secret_expires_at?: components["schemas"]["Timestamp"];
+        };
+        /** @description At most this many deliveries start per second, spread evenly over the second. Absent - no limit. */
+        RateLimit: number;
+        /** @description At most this many requests to the endpoint are in flight at once. Absent - no limit. */
+        MaxConcurrency: number;
+        /** @description What the receiver asked for with a 429, or a 503 with Retry-After - present while it lasts. */
+        EndpointThrottle: {
+            /** @description Deliveries per second the endpoint was lowered to; it grows back to rate_limit (or to no limit). */
+            effective_rate?: number;
+            /** @description The end of the receiver's Retry-After; nothing is sent before. */
+            paused_until?: components["schemas"]["Timestamp"];
+            /** @description The answer that asked: http_429 or http_503. */
+            throttled_by: string;
         };
         /** @description Event types, or ["*"] (alone) for all. */
         EventSubscription: (components["schemas"]["EventType"] | "*")[];
@@ -929,6 +948,8 @@ export interface components {
             url: components["schemas"]["EndpointURL"];
             events: components["schemas"]["EventSubscription"];
             description?: string;
+            rate_limit?: components["schemas"]["RateLimit"];
+            max_concurrency?: components["schemas"]["MaxConcurrency"];
         };
         WebhookEndpointUpdate: {
             url?: components["schemas"]["EndpointURL"];
@@ -936,6 +957,10 @@ export interface components {
             description?: string;
             /** @description true re-enables a disabled endpoint. */
             enabled?: boolean;
+            /** @description A number sets the limit; null removes it. */
+            rate_limit?: components["schemas"]["RateLimit"] | null;
+            /** @description A number sets the limit; null removes it. */
+            max_concurrency?: components["schemas"]["MaxConcurrency"] | null;
         };
         Deleted: {
             id: components["schemas"]["WebhookEndpointID"];

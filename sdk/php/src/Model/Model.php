@@ -51,7 +51,7 @@ abstract class Model implements \JsonSerializable
         return new static(...$args);
     }
 
-    /** The JSON object of the type, without the fields that are null. @return array<string,mixed> */
+    /** The JSON object of the type, without the fields that are null; Limit::None is null. @return array<string,mixed> */
     public function toArray(): array
     {
         $out = [];
@@ -60,7 +60,9 @@ abstract class Model implements \JsonSerializable
             if ($v === null) {
                 continue;
             }
-            if ($v instanceof Model) {
+            if ($v === \Botix\Limit::None) {
+                $v = null;
+            } elseif ($v instanceof Model) {
                 $v = $v->toArray();
             } elseif (is_array($v)) {
                 $v = array_map(static fn ($x) => $x instanceof Model ? $x->toArray() : $x, $v);

@@ -24,10 +24,14 @@ final class WebhookEndpoint extends Model
         'last_failure_at' => 'lastFailureAt',
         'failing_since' => 'failingSince',
         'recovery' => 'recovery',
+        'rate_limit' => 'rateLimit',
+        'max_concurrency' => 'maxConcurrency',
+        'throttle' => 'throttle',
     ];
 
     public const NESTED = [
         'recovery' => RecoveryProgress::class,
+        'throttle' => EndpointThrottle::class,
     ];
 
     public function __construct(
@@ -45,6 +49,12 @@ final class WebhookEndpoint extends Model
         public readonly ?string $failingSince = null,
         /** The endpoint's latest recovery (on get, once it had one). */
         public readonly ?RecoveryProgress $recovery = null,
+        /** Deliveries started per second at most (null: no limit). */
+        public readonly ?int $rateLimit = null,
+        /** Requests in flight at once at most (null: no limit). */
+        public readonly ?int $maxConcurrency = null,
+        /** Present while the receiver's slow-down lasts. */
+        public readonly ?EndpointThrottle $throttle = null,
         /** The HTTP answer this result came from (null when built by hand or as an item of a page). */
         public readonly ?Response $response = null,
     ) {

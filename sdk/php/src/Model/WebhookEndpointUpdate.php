@@ -4,7 +4,12 @@ declare(strict_types=1);
 
 namespace Botix\Model;
 
-/** The body of webhookEndpoints->update(): null fields are left as they are. (schema WebhookEndpointUpdate) */
+use Botix\Limit;
+
+/**
+ * The body of webhookEndpoints->update(): null fields are left as they are; a limit takes a number
+ * to set it or Limit::None to remove it. (schema WebhookEndpointUpdate)
+ */
 final class WebhookEndpointUpdate extends Model
 {
     public const SCHEMA = 'WebhookEndpointUpdate';
@@ -13,6 +18,8 @@ final class WebhookEndpointUpdate extends Model
         'events' => 'events',
         'description' => 'description',
         'enabled' => 'enabled',
+        'rate_limit' => 'rateLimit',
+        'max_concurrency' => 'maxConcurrency',
     ];
 
     public function __construct(
@@ -20,6 +27,8 @@ final class WebhookEndpointUpdate extends Model
         public readonly ?array $events = null,
         public readonly ?string $description = null,
         public readonly ?bool $enabled = null,
+        public readonly int|Limit|null $rateLimit = null,
+        public readonly int|Limit|null $maxConcurrency = null,
     ) {
     }
 }

@@ -25,11 +25,15 @@ final class WebhookEndpointWithSecret extends Model
         'last_failure_at' => 'lastFailureAt',
         'failing_since' => 'failingSince',
         'recovery' => 'recovery',
+        'rate_limit' => 'rateLimit',
+        'max_concurrency' => 'maxConcurrency',
+        'throttle' => 'throttle',
         'previous_secret_expires_at' => 'previousSecretExpiresAt',
     ];
 
     public const NESTED = [
         'recovery' => RecoveryProgress::class,
+        'throttle' => EndpointThrottle::class,
     ];
 
     public function __construct(
@@ -48,6 +52,12 @@ final class WebhookEndpointWithSecret extends Model
         public readonly ?string $failingSince = null,
         /** The endpoint's latest recovery (on get, once it had one). */
         public readonly ?RecoveryProgress $recovery = null,
+        /** Deliveries started per second at most (null: no limit). */
+        public readonly ?int $rateLimit = null,
+        /** Requests in flight at once at most (null: no limit). */
+        public readonly ?int $maxConcurrency = null,
+        /** Present while the receiver's slow-down lasts. */
+        public readonly ?EndpointThrottle $throttle = null,
         public readonly ?string $previousSecretExpiresAt = null,
         /** The HTTP answer this result came from (null when built by hand or as an item of a page). */
         public readonly ?Response $response = null,

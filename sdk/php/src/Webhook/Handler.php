@@ -8,8 +8,9 @@ namespace Botix\Webhook;
  * Verifies, de-duplicates and passes each event to $process. Its answers tell BOTIX what to do:
  *
  * - 200 for a processed event, and for a copy of an event whose processing completed (not processed again);
- * - 503 with Retry-After for a copy that arrives while another copy is being processed (BOTIX retries
- *   it, so if that processing fails the event is still delivered; not 409, which would end the delivery);
+ * - 503 without Retry-After for a copy that arrives while another copy is being processed (BOTIX retries
+ *   that delivery on its schedule, so if that processing fails the event is still delivered; a Retry-After
+ *   would make BOTIX pause the whole endpoint, as on a 429; not 409, which would end the delivery);
  * - 500 when $process throws (the id is forgotten, so BOTIX's retry is processed);
  * - 401 for a bad signature; 400 for a body that is not a BOTIX event; 405 for a method other than POST;
  * - 413 for a body over 1 MiB; 503 when the deduplicator cannot be asked.
@@ -19,7 +20,6 @@ namespace Botix\Webhook;
 final class Handler
 {
     public const MAX_BODY = 1 << 20;
-    public const PROCESSING_RETRY_AFTER_S = 60;
 
     /** @var \Closure(Event):void */
     private \Closure $process;
@@ -80,7 +80,8 @@ final class Handler
             State::Unseen => $this->process($ev),
             State::Done => new HandlerResponse(200), // already processed: acknowledge, do nothing
             // Not 200: if the copy being processed fails, this one must come back.
-            State::Processing => new HandlerResponse(503, 'event is being processed; retry later', ['Retry-After' => (string) self::PROCESSING_RETRY_AFTER_S]),
+            // No Retry-After: BOTIX would pause every delivery of the endpoint, not only this one.
+            State::Processing => new HandlerResponse(503, 'event is being processed; retry later'),
         };
     }
 

@@ -18,7 +18,7 @@ from .client import Route, time_param
 from .types import (
     CatalogImport, CatalogImportCreate, CatalogItem, Contact, ContactCount, ContactCreate, Deleted, Delivery,
     DeliveryDetail, DeliveryRequest, DeliveryStats, Event, Inspector, InspectorRequest, Message, MessageCreate,
-    Page, RecoverRequest, Recovery, RedirectRequest, ScenarioRun, ScenarioRunCreate, TestEvent, WebhookEndpoint,
+    NoLimit, Page, RecoverRequest, Recovery, RedirectRequest, ScenarioRun, ScenarioRunCreate, TestEvent, WebhookEndpoint,
     WebhookEndpointCreate, WebhookEndpointUpdate, WebhookEndpointWithSecret,
 )
 from .walk import Position, Walker
@@ -176,9 +176,14 @@ class WebhookEndpointsService(_Service):
     """/public/v1/webhook-endpoints"""
 
     def create(self, url: str, events: Sequence[str], description: Optional[str] = None,
-               *, idempotency_key: Optional[str] = None) -> WebhookEndpointWithSecret:
-        """Registers an endpoint; the answer's secret is shown only here. events: types, or ["*"]."""
-        body = WebhookEndpointCreate(url=url, events=list(events), description=description)
+               *, rate_limit: Optional[int] = None, max_concurrency: Optional[int] = None,
+               idempotency_key: Optional[str] = None) -> WebhookEndpointWithSecret:
+        """Registers an endpoint; the answer's secret is shown only here. events: types, or ["*"].
+
+        rate_limit bounds the deliveries started per second, max_concurrency the requests in flight (None: no limit).
+        """
+        body = WebhookEndpointCreate(url=url, events=list(events), description=description,
+                                     rate_limit=rate_limit, max_concurrency=max_concurrency)
         return self._c._one(WebhookEndpointWithSecret, ROUTE_ENDPOINTS_CREATE, body=body.to_json(), idempotency_key=idempotency_key)
 
     def get(self, endpoint_id: str) -> WebhookEndpoint:
@@ -196,10 +201,15 @@ class WebhookEndpointsService(_Service):
 
     def update(self, endpoint_id: str, *, url: Optional[str] = None, events: Optional[Sequence[str]] = None,
                description: Optional[str] = None, enabled: Optional[bool] = None,
+               rate_limit: Union[int, NoLimit, None] = None, max_concurrency: Union[int, NoLimit, None] = None,
                idempotency_key: Optional[str] = None) -> WebhookEndpoint:
-        """Changes the fields given (idempotent); enabled=True re-enables a disabled endpoint."""
+        """Changes the fields given (idempotent); enabled=True re-enables a disabled endpoint.
+
+        rate_limit and max_concurrency: a number sets the limit, ``botix.NO_LIMIT`` removes it.
+        """
         body = WebhookEndpointUpdate(url=url, events=list(events) if events is not None else None,
-                                     description=description, enabled=enabled)
+                                     description=description, enabled=enabled,
+                                     rate_limit=rate_limit, max_concurrency=max_concurrency)
         return self._c._one(WebhookEndpoint, ROUTE_ENDPOINTS_UPDATE, (endpoint_id,), body=body.to_json(), idempotency_key=idempotency_key)
 
     def delete(self, endpoint_id: str, *, idempotency_key: Optional[str] = None) -> Deleted:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, Generic, List, Optional, Tuple, Type, TypeVar
+from typing import Any, ClassVar, Dict, Generic, List, Optional, Tuple, Type, TypeVar, Union
 
 __all__ = [
     "Response", "Model", "Contact", "ContactCreate", "ContactCount", "Message", "MessageCreate",
@@ -27,6 +27,7 @@ __all__ = [
     "RedirectRequest", "DeliveryRequest", "Counts", "StatsBucket", "DeliveryStats", "Inspector",
     "InspectorRequest", "Event", "ThinEvent", "WebhookTestData", "ErrorCodeInfo",
     "ErrorCodeReference", "ErrorBody", "ErrorEnvelope", "Page", "PAGE_SCHEMAS", "schema_models",
+    "EndpointThrottle", "NO_LIMIT", "NoLimit", "WebhookEndpointHealth",
 ]
 
 
@@ -45,6 +46,24 @@ class Response:
     #: How many HTTP attempts the call took.
     attempts: int = 0
 
+
+class NoLimit:
+    """The type of :data:`NO_LIMIT`."""
+
+    _instance: ClassVar[Optional["NoLimit"]] = None
+
+    def __new__(cls) -> "NoLimit":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NO_LIMIT"
+
+
+#: Removes an endpoint's limit in ``webhook_endpoints.update`` (sent as
+#: null; None leaves the limit as it is).
+NO_LIMIT = NoLimit()
 
 M = TypeVar("M", bound="Model")
 
@@ -80,11 +99,14 @@ class Model:
         return cls(**kwargs)
 
     def to_json(self) -> Dict[str, Any]:
-        """The JSON object of this value; fields that are None are left out."""
+        """The JSON object of this value; fields that are None are left out, NO_LIMIT is null."""
         out: Dict[str, Any] = {}
         for name in self.json_fields():
             value = getattr(self, name)
             if value is None:
+                continue
+            if value is NO_LIMIT:
+                out[name] = None
                 continue
             if isinstance(value, Model):
                 value = value.to_json()
@@ -225,9 +247,22 @@ class RecoveryProgress(Model):
 
 
 @dataclass
+class EndpointThrottle(Model):
+    """The slow-down a receiver asked for with a 429, or a 503 with Retry-After, while it lasts."""
+
+    __schema__ = "EndpointThrottle"
+    #: "http_429" or "http_503": the answer that asked.
+    throttled_by: str = ""
+    #: Deliveries per second the endpoint was lowered to; it grows back to rate_limit.
+    effective_rate: Optional[float] = None
+    #: The end of the receiver's Retry-After: nothing is sent before.
+    paused_until: Optional[str] = None
+
+
+@dataclass
 class WebhookEndpoint(Model):
     __schema__ = "WebhookEndpoint"
-    __nested__ = {"recovery": (RecoveryProgress, False)}
+    __nested__ = {"recovery": (RecoveryProgress, False), "throttle": (EndpointThrottle, False)}
     id: str = ""
     url: str = ""
     events: List[str] = field(default_factory=list)
@@ -242,6 +277,12 @@ class WebhookEndpoint(Model):
     consecutive_failures: int = 0
     #: The endpoint's latest recovery (on ``get``, once it had one).
     recovery: Optional[RecoveryProgress] = None
+    #: Deliveries started per second at most (None: no limit).
+    rate_limit: Optional[int] = None
+    #: Requests in flight at once at most (None: no limit).
+    max_concurrency: Optional[int] = None
+    #: Present while the receiver's slow-down lasts.
+    throttle: Optional[EndpointThrottle] = None
     response: Response = field(default_factory=Response, repr=False, compare=False)
 
 
@@ -261,17 +302,23 @@ class WebhookEndpointCreate(Model):
     url: str = ""
     events: List[str] = field(default_factory=list)
     description: Optional[str] = None
+    #: Deliveries started per second, in the API's range (None: no limit).
+    rate_limit: Optional[int] = None
+    #: Requests in flight, in the API's range (None: no limit).
+    max_concurrency: Optional[int] = None
 
 
 @dataclass
 class WebhookEndpointUpdate(Model):
-    """The body of ``webhook_endpoints.update``: None fields are left as they are."""
+    """The body of ``webhook_endpoints.update``: None fields are left as they are; NO_LIMIT removes a limit."""
 
     __schema__ = "WebhookEndpointUpdate"
     url: Optional[str] = None
     events: Optional[List[str]] = None
     description: Optional[str] = None
     enabled: Optional[bool] = None
+    rate_limit: Union[int, NoLimit, None] = None
+    max_concurrency: Union[int, NoLimit, None] = None
 
 
 @dataclass
@@ -466,6 +513,26 @@ class WebhookTestData(Model):
     id: str = ""
     endpoint_id: str = ""
     message: str = ""
+
+
+@dataclass
+class WebhookEndpointHealth(Model):
+    """The data of a health event: the endpoint it is about, its streak of failures, and what the type adds."""
+
+    __schema__ = "WebhookEndpointHealth"
+    id: str = ""
+    endpoint_id: str = ""
+    url: str = ""
+    failing_since: str = ""
+    consecutive_failures: Optional[int] = None
+    last_failure_at: Optional[str] = None
+    last_error_class: Optional[str] = None
+    disable_at: Optional[str] = None
+    disabled_at: Optional[str] = None
+    #: "gone" or "failing".
+    disabled_cause: Optional[str] = None
+    disabled_reason: Optional[str] = None
+    recovered_at: Optional[str] = None
 
 
 @dataclass

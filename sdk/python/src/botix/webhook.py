@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 from .types import Event, ThinEvent
 
 __all__ = [
-    "DEFAULT_TOLERANCE", "MAX_BODY", "PROCESSING_RETRY_AFTER", "DEFAULT_LEASE", "DEFAULT_RETENTION",
+    "DEFAULT_TOLERANCE", "MAX_BODY", "DEFAULT_LEASE", "DEFAULT_RETENTION",
     "VerificationError", "NoSignatureError", "UntimedSignatureError", "BadSignatureError", "BadTimestampError",
     "StaleError", "BadSecretError", "Verifier", "verify", "State", "Deduplicator", "MemoryDeduplicator",
     "SQLDeduplicator", "Handler", "WebhookResponse", "parse_event",
@@ -45,8 +45,6 @@ __all__ = [
 DEFAULT_TOLERANCE = 300.0
 #: The largest body the handler reads (BOTIX sends at most 64 KB).
 MAX_BODY = 1 << 20
-#: The Retry-After (seconds) of the 503 for a copy that arrives while the event is being processed.
-PROCESSING_RETRY_AFTER = 60
 #: How long a processing claim holds before a redelivery may take it over (seconds).
 DEFAULT_LEASE = 300.0
 #: How long processed event ids are remembered (seconds): longer than BOTIX's retry window.
@@ -385,8 +383,9 @@ class Handler:
     """Verifies, de-duplicates and passes each event to ``process``. Its answers tell BOTIX what to do:
 
     - 200 for a processed event, and for a copy of an event already processed (not processed again);
-    - 503 with Retry-After for a copy that arrives while another copy is being processed
-      (BOTIX retries it, so if that processing fails the event is still delivered);
+    - 503 without Retry-After for a copy that arrives while another copy is being processed
+      (BOTIX retries that delivery on its schedule, so if that processing fails the event is still
+      delivered; a Retry-After would make BOTIX pause the whole endpoint, as on a 429);
     - 500 when ``process`` raises (the id is forgotten, so the retry is processed);
     - 401 for a bad signature; 400 for a body that is not an event; 413 over 1 MiB; 405 not a POST;
     - 503 when the deduplicator cannot be asked.
@@ -427,8 +426,8 @@ class Handler:
         if state is State.DONE:
             return WebhookResponse(200, "")
         if state is State.PROCESSING:
-            return WebhookResponse(503, "event is being processed; retry later",
-                                   {"Retry-After": str(PROCESSING_RETRY_AFTER)})
+            # No Retry-After: BOTIX would pause every delivery of the endpoint, not only this one.
+            return WebhookResponse(503, "event is being processed; retry later")
         if state is not State.UNSEEN:
             return WebhookResponse(503, "try again")
         try:

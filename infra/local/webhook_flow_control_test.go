@@ -1,0 +1,182 @@
+package local_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/webhook"
+)
+
+func (c client) patch(path, body string) apitest.Reply {
+	c.t.Helper()
+	return apitest.Do(c.t, http.MethodPatch, c.base+path, []byte(body), "Authorization", "Bearer "+c.key, "Content-Type", "application/json", "Idempotency-Key", uuid.NewString())
+}
+
+// limitedEndpoint creates an endpoint subscribed to contact.created with
+// the given flow limits (a JSON fragment).
+func (c client) limitedEndpoint(url, limits string) endpoint {
+	c.t.Helper()
+	r := c.post("/public/v1/webhook-endpoints", uuid.NewString(), `{"url":"`+url+`","events":["contact.created"],`+limits+`}`)
+	if r.Status != 201 {
+		c.t.Fatalf("create endpoint: %d %s", r.Status, r.Body)
+	}
+	var ep endpoint
+	r.JSON(c.t, &ep)
+	return ep
+}
+
+// allDelivered waits until n deliveries of the endpoint are delivered and
+// returns them.
+func allDelivered(t *testing.T, s *store.Store, project, endpointID string, n int) []webhook.Delivery {
+	t.Helper()
+	var got []webhook.Delivery
+	apitest.Eventually(t, 60*time.Second, fmt.Sprintf("%d deliveries delivered", n), func() bool {
+		page, err := store.ReadPage(context.Background(), s, store.DeliveriesQuery(project, store.DeliveryFilter{EndpointID: endpointID}), nil, 100)
+		if err != nil {
+			return false
+		}
+		got = page.Items
+		done := 0
+		for _, d := range got {
+			if d.Status == webhook.StatusDelivered {
+				done++
+			}
+		}
+		return done == n
+	})
+	return got
+}
+
+func TestEndpointLimitsHoldAtTheReceiver(t *testing.T) {
+	_, c, s, project := webhookRuntime(t, nil)
+	var inFlight, most atomic.Int64
+	rc := apitest.NewReceiver(t, func(_ int, _ *http.Request, w http.ResponseWriter) {
+		n := inFlight.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(150 * time.Millisecond)
+		inFlight.Add(-1)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	ep := c.limitedEndpoint(rc.URL, `"max_concurrency":2,"rate_limit":20`)
+	var shown struct {
+		RateLimit      int `json:"rate_limit"`
+		MaxConcurrency int `json:"max_concurrency"`
+	}
+	c.get("/public/v1/webhook-endpoints/" + ep.ID).JSON(t, &shown)
+	if shown.RateLimit != 20 || shown.MaxConcurrency != 2 {
+		t.Fatalf("endpoint shows %+v", shown)
+	}
+	const n = 24
+	for i := range n {
+		c.contact(fmt.Sprintf("+7999001%04d", i))
+	}
+	for _, d := range allDelivered(t, s, project, ep.ID, n) {
+		if d.Attempts != 1 {
+			t.Fatalf("delivery %s took %d attempts: waiting for capacity counted as one", d.ID, d.Attempts)
+		}
+	}
+	if got := most.Load(); got > 2 {
+		t.Fatalf("%d requests in flight at the receiver; max_concurrency is 2", got)
+	}
+	if len(rc.Requests()) != n {
+		t.Fatalf("receiver got %d requests for %d deliveries", len(rc.Requests()), n)
+	}
+}
+
+func TestReceiverSlowDownPausesTheEndpoint(t *testing.T) {
+	_, c, s, project := webhookRuntime(t, nil)
+	rc := apitest.NewReceiver(t, func(n int, _ *http.Request, w http.ResponseWriter) {
+		if n == 0 {
+			w.Header().Set("Retry-After", "3")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	ep := c.limitedEndpoint(rc.URL, `"description":"slow"`)
+	c.contact("+79990020001")
+	var shown struct {
+		Throttle *webhook.FlowView `json:"throttle"`
+	}
+	apitest.Eventually(t, 20*time.Second, "the endpoint shows the pause", func() bool {
+		c.get("/public/v1/webhook-endpoints/" + ep.ID).JSON(t, &shown)
+		return shown.Throttle != nil
+	})
+	if shown.Throttle.PausedUntil == "" || shown.Throttle.ThrottledBy != "http_429" || shown.Throttle.EffectiveRate <= 0 {
+		t.Fatalf("throttle %+v", *shown.Throttle)
+	}
+	for i := range 4 {
+		c.contact(fmt.Sprintf("+7999002%04d", i+2))
+	}
+	paused, _ := time.Parse(time.RFC3339Nano, shown.Throttle.PausedUntil)
+	got := allDelivered(t, s, project, ep.ID, 5)
+	reqs := rc.Requests()
+	for _, r := range reqs[1:] {
+		if r.At.Before(paused.Add(-50 * time.Millisecond)) {
+			t.Fatalf("a request at %s, during the receiver's pause until %s", r.At.Format(time.RFC3339Nano), paused.Format(time.RFC3339Nano))
+		}
+	}
+	if len(reqs) != 6 {
+		t.Fatalf("receiver got %d requests, want 6 (one 429, then five deliveries)", len(reqs))
+	}
+	var epNow struct {
+		ConsecutiveFailures int `json:"consecutive_failures"`
+	}
+	c.get("/public/v1/webhook-endpoints/" + ep.ID).JSON(t, &epNow)
+	if epNow.ConsecutiveFailures != 0 {
+		t.Fatalf("a 429 counted as a failure of the endpoint: %+v", epNow)
+	}
+	for _, d := range got {
+		if d.LastErrorClass == "http_429" && d.Attempts != 2 {
+			t.Fatalf("the throttled delivery: %+v", d)
+		}
+	}
+}
+
+func TestEndpointLimitsAreValidated(t *testing.T) {
+	_, c, _, _ := webhookRuntime(t, nil)
+	rc := apitest.NewReceiver(t, nil)
+	ep := c.limitedEndpoint(rc.URL, `"rate_limit":5`)
+	path := "/public/v1/webhook-endpoints/" + ep.ID
+	for _, tc := range []struct {
+		name, body, field string
+	}{
+		{"zero", `{"rate_limit":0}`, "rate_limit"},
+		{"past the bound", fmt.Sprintf(`{"max_concurrency":%d}`, webhook.MaxMaxConcurrency+1), "max_concurrency"},
+		{"a fraction", `{"rate_limit":2.5}`, "rate_limit"},
+		{"a string", `{"max_concurrency":"4"}`, "max_concurrency"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := c.patch(path, tc.body)
+			var e struct {
+				Error struct{ Code, Field string }
+			}
+			r.JSON(t, &e)
+			if r.Status != 422 || e.Error.Code != "VALIDATION_FAILED" || e.Error.Field != tc.field {
+				t.Fatalf("%d %s", r.Status, r.Body)
+			}
+		})
+	}
+	if r := c.post("/public/v1/webhook-endpoints", uuid.NewString(), `{"url":"`+rc.URL+`","events":["*"],"rate_limit":null}`); r.Status != 422 {
+		t.Fatalf("null in a creation (nothing to remove): %d %s", r.Status, r.Body)
+	}
+	r := c.patch(path, `{"rate_limit":null,"max_concurrency":3}`)
+	var got map[string]any
+	r.JSON(t, &got)
+	if _, has := got["rate_limit"]; r.Status != 200 || has || got["max_concurrency"] != float64(3) {
+		t.Fatalf("null removes, a number sets: %d %s", r.Status, r.Body)
+	}
+	c.get(path).JSON(t, &got)
+	if _, has := got["rate_limit"]; has || got["max_concurrency"] != float64(3) {
+		t.Fatalf("stored %v", got)
+	}
+}
