@@ -71,7 +71,7 @@ func TestEndpointLimitsHoldAtTheReceiver(t *testing.T) {
 		RateLimit      int `json:"rate_limit"`
 		MaxConcurrency int `json:"max_concurrency"`
 	}
-	c.get("/public/v1/webhook-endpoints/" + ep.ID).JSON(t, &shown)
+	c.get("/public/v1/webhook-endpoints/"+ep.ID).JSON(t, &shown)
 	if shown.RateLimit != 20 || shown.MaxConcurrency != 2 {
 		t.Fatalf("endpoint shows %+v", shown)
 	}
@@ -108,7 +108,7 @@ func TestReceiverSlowDownPausesTheEndpoint(t *testing.T) {
 		Throttle *webhook.FlowView `json:"throttle"`
 	}
 	apitest.Eventually(t, 20*time.Second, "the endpoint shows the pause", func() bool {
-		c.get("/public/v1/webhook-endpoints/" + ep.ID).JSON(t, &shown)
+		c.get("/public/v1/webhook-endpoints/"+ep.ID).JSON(t, &shown)
 		return shown.Throttle != nil
 	})
 	if shown.Throttle.PausedUntil == "" || shown.Throttle.ThrottledBy != "http_429" || shown.Throttle.EffectiveRate <= 0 {
@@ -131,7 +131,7 @@ func TestReceiverSlowDownPausesTheEndpoint(t *testing.T) {
 	var epNow struct {
 		ConsecutiveFailures int `json:"consecutive_failures"`
 	}
-	c.get("/public/v1/webhook-endpoints/" + ep.ID).JSON(t, &epNow)
+	c.get("/public/v1/webhook-endpoints/"+ep.ID).JSON(t, &epNow)
 	if epNow.ConsecutiveFailures != 0 {
 		t.Fatalf("a 429 counted as a failure of the endpoint: %+v", epNow)
 	}
