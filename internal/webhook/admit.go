@@ -49,18 +49,24 @@ func (d *Deliverer) spawn(ctx context.Context, wg *sync.WaitGroup, m Message, ou
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if slots != nil {
-			s := <-slots
-			defer func() { slots <- s }()
-		}
-		defer func() {
-			if p := recover(); p != nil {
-				d.Log.ErrorContext(ctx, "delivery crashed; the message returns to the queue", "delivery_id", m.DeliveryID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-				*out = failed
-			}
-		}()
-		*out = d.Handle(ctx, m)
+		d.run(ctx, m, out, slots)
 	}()
+}
+
+// run is Handle for m, its disposition written to *out: with slots, it
+// holds one of them while it runs; a panic is contained to m.
+func (d *Deliverer) run(ctx context.Context, m Message, out *Disposition, slots chan int) {
+	if slots != nil {
+		s := <-slots
+		defer func() { slots <- s }()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			d.Log.ErrorContext(ctx, "delivery crashed; the message returns to the queue", "delivery_id", m.DeliveryID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			*out = failed
+		}
+	}()
+	*out = d.Handle(ctx, m)
 }
 
 // admit runs or defers the messages idx of msgs, all to one endpoint.
@@ -159,9 +165,7 @@ func (d *Deliverer) spawnAt(ctx context.Context, wg *sync.WaitGroup, project, en
 			}
 			return
 		}
-		var inner sync.WaitGroup
-		d.spawn(ctx, &inner, m, out, slots)
-		inner.Wait()
+		d.run(ctx, m, out, slots)
 	}()
 }
 
