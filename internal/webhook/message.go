@@ -40,10 +40,12 @@ type Message struct {
 	EndpointID string `json:"endpoint_id,omitempty"`
 	EventType  string `json:"event_type,omitempty"`
 	Reason     string `json:"reason,omitempty"`
-	// Slot is the start flow control reserved for the message at its
-	// endpoint's pace (epoch ms; see PlanAdmit), under the rate of SlotOf.
-	Slot   int64 `json:"slot,omitempty"`
-	SlotOf int64 `json:"slot_of,omitempty"`
+	// Number is the message's place in its endpoint's virtual queue (see
+	// flow.go; 0: none yet), NotBefore (epoch ms) the earliest it may
+	// start: a deferral is rounded down to SQS's whole seconds, and the
+	// rest is waited for when it comes back.
+	Number    int64 `json:"flow_number,omitempty"`
+	NotBefore int64 `json:"not_before,omitempty"`
 	// Continuation, on a message of its own (no delivery), asks for the
 	// next step of a running recovery (see Continuer).
 	Continuation *Continuation `json:"continuation,omitempty"`
