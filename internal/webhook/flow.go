@@ -310,13 +310,21 @@ func PlanStarts(e Endpoint, f Flow, starts []Start, now time.Time) []Admission {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return int(starts[a].Number - starts[b].Number) })
-	prev := int64(math.MinInt64)
+	var prev int64
+	overdue := false // the one before was due before now
 	for _, i := range order {
 		s := starts[i]
-		at := max(f.startOf(s.Number), nowMs, e.Flow.PausedUntil, s.NotBefore)
-		if prev != math.MinInt64 {
-			at = max(at, prev+int64(math.Ceil(1000/f.rate(prev))))
+		var at int64
+		if f.R0 > 0 {
+			own := f.startOf(s.Number)
+			at = own
+			if overdue {
+				// Due together with the one before: after it, at the pace.
+				at = max(at, prev+int64(math.Ceil(1000/f.rate(prev))))
+			}
+			overdue = own < nowMs
 		}
+		at = max(at, nowMs, e.Flow.PausedUntil, s.NotBefore)
 		prev = at
 		if at-nowMs < Nearby.Milliseconds() {
 			out[i] = Admission{Run: true, At: at, Start: s}

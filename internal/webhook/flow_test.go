@@ -45,8 +45,8 @@ func TestPlanStarts(t *testing.T) {
 			webhook.Endpoint{RateLimit: 2}, twoPerSecond, numbered(11, 12, 13, 14, 17),
 			want{runAt: []time.Duration{500 * time.Millisecond}, waits: []time.Duration{time.Second, time.Second, 2 * time.Second, 3 * time.Second}}},
 		{"numbers due together start at the pace, in number order",
-			webhook.Endpoint{RateLimit: 2}, webhook.Flow{Version: 3, N0: 10, T0: ms(-10 * time.Second), R0: 2, Ceiling: 2}, numbered(30, 29),
-			want{runAt: []time.Duration{500 * time.Millisecond, 0}}},
+			webhook.Endpoint{RateLimit: 2}, webhook.Flow{Version: 3, N0: 10, T0: ms(-10 * time.Second), R0: 2, Ceiling: 2}, numbered(30, 28, 29),
+			want{runAt: []time.Duration{0, 500 * time.Millisecond}, waits: []time.Duration{time.Second}}},
 		{"paused by the receiver: nothing starts before the pause ends",
 			webhook.Endpoint{Flow: webhook.Flow{PausedUntil: ms(30 * time.Second)}}, twoPerSecond, numbered(11),
 			want{waits: []time.Duration{30 * time.Second}}},
@@ -277,6 +277,46 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 		}
 		if again := p.queue.Deferred()[6].Message; again.Number != 10 {
 			t.Fatalf("number 10 deferred again as %+v", again)
+		}
+	})
+	t.Run("a slow-down moves the numbers not yet due behind the pause, at the lower rate, without taking them again", func(t *testing.T) {
+		p := newPipeline(t)
+		ep := p.endpoint(webhook.AllEvents)
+		ep.RateLimit = 5
+		p.endpoints.Put(project, ep)
+		for range 10 {
+			p.dispatch(p.event(domain.EventContactCreated))
+		}
+		p.poster.Answer = answer(429, "5")
+		p.deliverer.HandleBatch(ctx, p.queue.Sent())
+		p.poster.Answer = nil
+		got, _ := p.endpoints.Get(ctx, project, ep.ID)
+		if got.Flow.R0 != 2.5 || got.Flow.T0 != got.Flow.PausedUntil || got.Taken != 10 {
+			t.Fatalf("after the 429s: flow %+v, taken %d", got.Flow, got.Taken)
+		}
+		var back []webhook.Message
+		for _, d := range p.queue.Deferred() {
+			if d.Message.Number != 0 {
+				back = append(back, d.Message)
+			}
+		}
+		p.advance(time.Second)
+		before, posted := len(p.queue.Deferred()), len(p.poster.Posted())
+		p.deliverer.HandleBatch(ctx, back)
+		again := p.queue.Deferred()[before:]
+		if len(back) != 6 || len(again) != 6 || len(p.poster.Posted()) != posted {
+			t.Fatalf("back %d, deferred again %d, posted during the pause %d", len(back), len(again), len(p.poster.Posted())-posted)
+		}
+		for _, d := range again {
+			// From 2.5/s after the pause, growing by AdaptiveGrowth a second.
+			lg := math.Log(webhook.AdaptiveGrowth)
+			want := got.Flow.T0 + int64(math.Ceil(math.Log1p((float64(d.Message.Number)-got.Flow.N0)*lg/2.5)/lg*1000))
+			if d.Message.NotBefore != want {
+				t.Fatalf("number %d starts at %d, want %d: after the pause, at 2.5/s growing", d.Message.Number, d.Message.NotBefore, want)
+			}
+		}
+		if now, _ := p.endpoints.Get(ctx, project, ep.ID); now.Taken != 10 {
+			t.Fatalf("numbers taken again: %d", now.Taken)
 		}
 	})
 	t.Run("a delivery back late for its number takes a new one, behind the others", func(t *testing.T) {
