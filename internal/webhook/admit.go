@@ -230,13 +230,13 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 
 // freshEnough is how old a view of an endpoint's leases may be for a batch
 // that finds every slot busy in it to be deferred without looking again.
-const freshEnough = 250 * time.Millisecond
+const freshEnough = 500 * time.Millisecond
 
 // lease takes a concurrency slot for each delivery of plan that runs, as
 // many as are free, with one conditional write (a lost race returns the
 // slots as they are, and it tries the free ones again); the deliveries
 // beyond the slots it got run after them in turn. With every slot busy it
-// defers the batch for a second or two, keeping each delivery's place.
+// defers the batch for busyWait, keeping each delivery's place.
 func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan []Admission, now, until time.Time) (Leases, error) {
 	n := 0
 	for _, a := range plan {
@@ -275,11 +275,17 @@ func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan
 	}
 	for k, a := range plan {
 		if a.Run {
-			plan[k] = Admission{Wait: time.Second + time.Duration(rnd.IntN(1000))*time.Millisecond, Start: a.Start}
+			// All in one second, so that they come back together, as one
+			// batch that takes its slots with one write.
+			plan[k] = Admission{Wait: busyWait, Start: a.Start}
 		}
 	}
 	return nil, nil
 }
+
+// busyWait is how long a batch that found every concurrency slot busy is
+// deferred.
+const busyWait = time.Second
 
 // throttle records that the receiver asked the endpoint to slow down: it
 // pauses the endpoint for retryAfter and lowers its rate (PlanThrottle),
