@@ -229,8 +229,11 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 }
 
 // freshEnough is how old a view of an endpoint's leases may be for a batch
-// that finds every slot busy in it to be deferred without looking again.
-const freshEnough = 500 * time.Millisecond
+// that finds every slot busy in it to be deferred without looking again:
+// the cache's own lifetime, so that a busy endpoint is read once a second
+// per instance, not once per batch (the view a lost lease write returns is
+// fresh too).
+const freshEnough = limitedCacheTTL
 
 // lease takes a concurrency slot for each delivery of plan that runs, as
 // many as are free, with one conditional write (a lost race returns the
