@@ -314,6 +314,7 @@ var readmeFigures = []figure{
 	{"the pipeline's timeouts", regexp.MustCompile(`POST \(connect (\d+ s), read \d+ s`), webhook.DefaultConnectTimeout, nil},
 	{"the pipeline's timeouts", regexp.MustCompile(`POST \(connect \d+ s, read (\d+ s)`), webhook.DefaultReadTimeout, nil},
 	{"the retry table's schedule", regexp.MustCompile(`attempt n\+1 after ((?:\d+ (?:min|h)(?:, )?)+)`), webhook.DefaultSchedule, nil},
+	{"the schedule the kit's lease is set against", regexp.MustCompile(`default schedule \(((?:\d+ (?:min|h)(?:, )?)+)\)`), webhook.DefaultSchedule, nil},
 	{"the retry table's last attempt", regexp.MustCompile("(?m)^\\| (\\d+) \\| any retryable failure \\| `dead`"), len(webhook.DefaultSchedule) + 1, nil},
 	{"the retry table's first attempts", regexp.MustCompile("(?m)^\\| ((?:\\d+, )+\\d+) \\| connect timeout"), attemptsBeforeTheLast(), nil},
 	{"the attempts the schedule spaces", regexp.MustCompile(`waits before attempts 2\.\.(\d+)`), len(webhook.DefaultSchedule) + 1, nil},
