@@ -152,11 +152,11 @@ func (o *owner) waitFor(cond string) {
 	o.do(chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(40*time.Second)))
 }
 
-// readmeScreenshots are the screenshots the README shows.
+// readmeScreenshots are the screenshots docs/integrators.md shows.
 var readmeScreenshots = map[string]bool{"overview": true, "delivery-detail": true, "dead-letter": true}
 
 // screenshot saves the visible page as PNG into the test output folder
-// and, under `make screenshots`, into the README's folder too.
+// and, under `make screenshots`, into the folder the guide shows them from.
 func (o *owner) screenshot(name string) {
 	ctx, cancel := context.WithTimeout(o.tab, 10*time.Second)
 	defer cancel()
