@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"html"
 	"io/fs"
+	"maps"
 	"mime"
 	"net/http"
 	"path"
@@ -158,6 +159,16 @@ func New(v Vocabulary) (*Site, error) {
 		}
 		text = strings.ReplaceAll(text, "{{"+name+"}}", html.EscapeString(strings.Join(words, " ")))
 	}
+	// The browser learns of a module's imports only once it has the
+	// module: the page names every module at once, so that the first load
+	// fetches them in one round rather than one round per level of imports.
+	var preloads []string
+	for _, name := range slices.Sorted(maps.Keys(s.assets)) {
+		if path.Ext(name) == ".js" && name != "app.js" {
+			preloads = append(preloads, `<link rel="modulepreload" href="`+Prefix+name+"?v="+s.assets[name].version+`">`)
+		}
+	}
+	text = strings.Replace(text, "{{module_preloads}}", strings.Join(preloads, "\n"), 1)
 	for name, a := range s.assets {
 		text = strings.ReplaceAll(text, "{{"+name+"}}", Prefix+name+"?v="+a.version)
 	}

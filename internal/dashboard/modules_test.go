@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// TestModules: the page loads app.js as an ES module; every script is
+// TestModules: the page loads app.js as an ES module and preloads the
+// others under the URLs the imports name; every script is
 // imported from it, directly or not (none is dead weight); every import
 // is written `from './name.js'`, the form versionImports knows; and as
 // served, every import names its module by the content hash it is served
@@ -21,6 +22,12 @@ func TestModules(t *testing.T) {
 		t.Errorf("the page lacks %s", want)
 	}
 	src := scripts(t)
+	for name := range src {
+		want := `<link rel="modulepreload" href="` + Prefix + name + "?v=" + s.assets[name].version + `">`
+		if got := strings.Contains(string(s.index.body), want); got != (name != "app.js") {
+			t.Errorf("the page preloads %s: %v", name, got)
+		}
+	}
 	statement := regexp.MustCompile(`(?m)^(?:import|export)\b[^;]*;`)
 	served := regexp.MustCompile(`'\./([a-z0-9-]+\.js)\?v=([0-9a-f]+)'`)
 	imports := map[string][]string{}
