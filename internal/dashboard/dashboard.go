@@ -121,7 +121,6 @@ func (v Vocabulary) placeholders() map[string][]string {
 // the scripts' imports of one another are given those URLs too (see
 // versionImports).
 func New(v Vocabulary) (*Site, error) {
-	s := &Site{assets: map[string]asset{}}
 	files := map[string][]byte{}
 	err := fs.WalkDir(static, "static", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -142,6 +141,7 @@ func New(v Vocabulary) (*Site, error) {
 	if files, err = versionImports(files); err != nil {
 		return nil, err
 	}
+	s := &Site{assets: map[string]asset{}}
 	for name, b := range files {
 		s.assets[name] = newAsset(b, name)
 	}
@@ -149,13 +149,23 @@ func New(v Vocabulary) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := string(page)
+	text, err := s.fill(string(page), v)
+	if err != nil {
+		return nil, err
+	}
+	s.index = newAsset([]byte(text), "index.html")
+	return s, nil
+}
+
+// fill replaces the page's placeholders: {{event_types}} and the other
+// words of v, {{module_preloads}}, and {{file}} with the file's hashed URL.
+func (s *Site) fill(text string, v Vocabulary) (string, error) {
 	for name, words := range v.placeholders() {
 		if len(words) == 0 || slices.ContainsFunc(words, func(w string) bool { return w == "" || strings.ContainsFunc(w, unicode.IsSpace) }) {
-			return nil, fmt.Errorf("dashboard: the vocabulary's %s is %q: it needs words without blanks", name, words)
+			return "", fmt.Errorf("dashboard: the vocabulary's %s is %q: it needs words without blanks", name, words)
 		}
 		if strings.Count(text, "{{"+name+"}}") != 1 {
-			return nil, fmt.Errorf("dashboard: index.html must hold {{%s}} once", name)
+			return "", fmt.Errorf("dashboard: index.html must hold {{%s}} once", name)
 		}
 		text = strings.ReplaceAll(text, "{{"+name+"}}", html.EscapeString(strings.Join(words, " ")))
 	}
@@ -173,10 +183,9 @@ func New(v Vocabulary) (*Site, error) {
 		text = strings.ReplaceAll(text, "{{"+name+"}}", Prefix+name+"?v="+a.version)
 	}
 	if i := strings.Index(text, "{{"); i >= 0 {
-		return nil, fmt.Errorf("dashboard: index.html names an unknown asset near %q", text[i:min(len(text), i+40)])
+		return "", fmt.Errorf("dashboard: index.html names an unknown asset near %q", text[i:min(len(text), i+40)])
 	}
-	s.index = newAsset([]byte(text), "index.html")
-	return s, nil
+	return text, nil
 }
 
 // importSpec is a static import or re-export of a script by another:
