@@ -205,7 +205,7 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 		if err != nil {
 			return ep, nil, err
 		}
-		d.cache.put(project, got, now)
+		d.remember(project, got)
 		if ep = got; ok {
 			break
 		}
@@ -216,7 +216,7 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 		if err != nil {
 			return ep, nil, err
 		}
-		d.cache.put(project, got, now)
+		d.remember(project, got)
 		if ep = got; got.Flow.R0 > 0 && got.Flow.Version != f.Version {
 			// A slow-down landed meanwhile: its schedule applies.
 			f = got.Flow
@@ -259,7 +259,7 @@ func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan
 			if err != nil {
 				return nil, err
 			}
-			d.cache.put(project, got, now)
+			d.remember(project, got)
 			ep, fresh = got, true
 			continue
 		}
@@ -270,7 +270,7 @@ func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan
 		if err != nil {
 			return nil, err
 		}
-		d.cache.put(project, got, now)
+		d.remember(project, got)
 		if ok {
 			return take, nil
 		}
@@ -307,7 +307,7 @@ func (d *Deliverer) throttle(ctx context.Context, project string, ep Endpoint, a
 			d.Log.WarnContext(ctx, "the receiver's slow-down was not recorded", "endpoint_id", ep.ID, "error", err.Error())
 			return
 		}
-		d.cache.put(project, got, now)
+		d.remember(project, got)
 		if ok {
 			return
 		}
