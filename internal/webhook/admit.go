@@ -229,11 +229,10 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 }
 
 // freshEnough is how old a view of an endpoint's leases may be for a batch
-// that finds every slot busy in it to be deferred without looking again:
-// the cache's own lifetime, so that a busy endpoint is read once a second
-// per instance, not once per batch (the view a lost lease write returns is
-// fresh too).
-const freshEnough = limitedCacheTTL
+// that finds every slot busy in it to be deferred without looking again: a
+// second, so that a busy endpoint is read about once a second per instance,
+// not once per batch (the view a lost lease write returns is fresh too).
+const freshEnough = time.Second
 
 // lease takes a concurrency slot for each delivery of plan that runs, as
 // many as are free, with one conditional write (a lost race returns the

@@ -339,7 +339,7 @@ func nextSecond(t time.Time) time.Time {
 // endpointCacheTTL bounds how stale an instance's view of an endpoint is.
 const endpointCacheTTL = 5 * time.Second
 
-// limitedCacheTTL is endpointCacheTTL for a flow-controlled endpoint.
+// limitedCacheTTL is endpointCacheTTL for a paced endpoint.
 const limitedCacheTTL = time.Second
 
 type endpointCache struct {
@@ -369,9 +369,10 @@ func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
 		return // a newer view is kept
 	}
 	ttl := endpointCacheTTL
-	if ep.Limited(now) {
-		// Flow control's state moves fast (a receiver's slow-down moves
-		// the starts not yet due): look again each second.
+	if ep.Pace(now) > 0 || ep.Flow.PausedUntil > now.UnixMilli() {
+		// A pace moves fast (a receiver's slow-down moves the starts not
+		// yet due): look again each second. Concurrency leases need not:
+		// a lease write that loses returns them as they are.
 		ttl = limitedCacheTTL
 	}
 	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, at: now, exp: now.Add(ttl)}
