@@ -14,6 +14,11 @@
 // expects the same answers, apart from the places it names where kumo
 // departs from SQS.
 //
+// Both go by a Clock (SQS.Clock, Scheduler.Clock; nil is the wall
+// clock): visibility timeouts, delays, retention, fair queueing's
+// windows, long polls and schedules. A test advances a ManualClock past
+// them instead of sleeping (StartTestServerOn).
+//
 // It exists so that `make run` compiles two small services instead of a
 // whole AWS emulator. What it does not emulate it refuses with a clear
 // error: FIFO queues, recurring (rate/cron) schedules, targets other than

@@ -92,7 +92,7 @@ func (q *Queue) Send(body string, o SendOptions) (Sent, error) {
 	if delay != nil {
 		d = *delay
 	}
-	now := time.Now()
+	now := s.now()
 	m := &message{id: uuid.NewString(), body: body, attrs: attrs, md5Body: md5Hex(body), md5Attrs: attributesMD5(attrs), sent: now, visibleAt: now.Add(d), delayed: d > 0, group: o.GroupID}
 	q.push(m)
 	return Sent{ID: m.id, MD5OfBody: m.md5Body, MD5OfAttrs: m.md5Attrs}, nil
@@ -139,7 +139,8 @@ type ReceiveOptions struct {
 	Visibility *time.Duration
 }
 
-// Receive takes up to Max visible messages, waiting up to Wait for one.
+// Receive takes up to Max visible messages, waiting up to Wait (on the
+// SQS's Clock) for one.
 // A message received more often than the redrive policy's
 // maxReceiveCount goes to the dead-letter queue instead, as in SQS. A
 // cancelled context ends the wait with what it has (nothing).
@@ -163,10 +164,10 @@ func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Message, error
 	if o.Wait != nil {
 		wait = *o.Wait
 	}
-	deadline := time.Now().Add(wait)
+	deadline := s.now().Add(wait)
 	for {
 		s.mu.Lock()
-		now := time.Now()
+		now := s.now()
 		got, next := q.take(now, o)
 		changed := q.changed
 		s.mu.Unlock()
@@ -177,18 +178,20 @@ func (q *Queue) Receive(ctx context.Context, o ReceiveOptions) ([]Message, error
 		if !next.IsZero() && next.Before(wake) {
 			wake = next
 		}
-		t := time.NewTimer(time.Until(wake))
+		// On the SQS's clock: a ManualClock's Advance past wake wakes it.
+		woke := make(chan struct{})
+		stop := s.clock().AfterFunc(wake.Sub(now), func() { close(woke) })
 		select {
 		case <-ctx.Done():
-			t.Stop()
+			stop()
 			return nil, nil
 		case <-s.ctx.Done():
-			t.Stop()
+			stop()
 			return nil, nil
 		case <-changed:
-		case <-t.C:
+		case <-woke:
 		}
-		t.Stop()
+		stop()
 	}
 }
 
@@ -298,7 +301,7 @@ func (q *Queue) withHandle(handle string, f func(m *message, current bool) error
 func (q *Queue) Delete(handle string) error {
 	return q.withHandle(handle, func(m *message, current bool) error {
 		if current {
-			q.processed(m, time.Now())
+			q.processed(m, q.s.now())
 			q.remove(m)
 		}
 		return nil
@@ -312,7 +315,7 @@ func (q *Queue) ChangeVisibility(handle string, d time.Duration) error {
 		return invalidParameter("Value %d for parameter VisibilityTimeout is invalid. Reason: Must be >= 0 and <= 43200.", int(d/time.Second))
 	}
 	return q.withHandle(handle, func(m *message, current bool) error {
-		now := time.Now()
+		now := q.s.now()
 		if !current {
 			return invalidParameter("Value %s for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.", handle)
 		}

@@ -53,7 +53,7 @@ func (s *SQS) CreateQueue(name string, attrs map[string]string) (*Queue, error) 
 		}
 		return q, nil
 	}
-	now := time.Now()
+	now := s.now()
 	q := &Queue{s: s, name: name, created: now, modified: now, attrs: a, byID: map[string]*message{}, changed: make(chan struct{}), tenants: map[string]*tenant{}}
 	s.queues[name] = q
 	return q, nil
@@ -163,7 +163,7 @@ func (q *Queue) Depth() (visible, inFlight, delayed int) {
 	s := q.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	for _, m := range q.msgs {
 		switch {
 		case m == nil:
@@ -355,7 +355,7 @@ func (q *Queue) SetAttributes(attrs map[string]string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q.attrs, q.modified = a, time.Now()
+	q.attrs, q.modified = a, s.now()
 	q.notify()
 	return nil
 }

@@ -25,6 +25,10 @@ const (
 // SQS is an in-process Amazon SQS: standard queues in memory. Its zero
 // value is not usable; call NewSQS.
 type SQS struct {
+	// Clock is the time its queues go by (nil: the wall clock). Set it
+	// before the SQS is used.
+	Clock Clock
+
 	region, account string
 	base            string
 
@@ -44,6 +48,15 @@ func NewSQS(base, region, account string) *SQS {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &SQS{region: region, account: account, base: strings.TrimSuffix(base, "/"), queues: map[string]*Queue{}, ctx: ctx, cancel: cancel}
 }
+
+func (s *SQS) clock() Clock {
+	if s.Clock == nil {
+		return wallClock{}
+	}
+	return s.Clock
+}
+
+func (s *SQS) now() time.Time { return s.clock().Now() }
 
 // Close ends the long polls and stops the running message move tasks.
 func (s *SQS) Close() {
