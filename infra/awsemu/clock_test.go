@@ -111,6 +111,34 @@ func TestDelayEndsOnTheClock(t *testing.T) {
 	}
 }
 
+// A message older than the queue's retention period is gone: neither
+// counted nor received.
+func TestRetentionDropsOldMessagesOnTheClock(t *testing.T) {
+	c, _, clock := emulatorOn(t)
+	url := createQueue(t, c, "short", map[string]string{"MessageRetentionPeriod": "60"})
+	shortArn := "arn:aws:sqs:" + region + ":" + account + ":short"
+	src := createQueue(t, c, "src", map[string]string{"RedrivePolicy": `{"deadLetterTargetArn":"` + shortArn + `","maxReceiveCount":1}`})
+	send(t, c, url, "old")
+	clock.Advance(30 * time.Second)
+	send(t, c, url, "new")
+	clock.Advance(30*time.Second - time.Millisecond)
+	if got := depths(t, c, url); got != "2 visible, 0 in flight, 0 delayed" {
+		t.Errorf("just before the retention period: %s", got)
+	}
+	clock.Advance(time.Millisecond)
+	if got := depths(t, c, url); got != "1 visible, 0 in flight, 0 delayed" {
+		t.Errorf("at the retention period of the first: %s", got)
+	}
+	// A move task takes only what is left, not what has expired.
+	if _, err := c.StartMessageMoveTask(context.Background(), &sqs.StartMessageMoveTaskInput{SourceArn: aws.String(shortArn)}); err != nil {
+		t.Fatal(err)
+	}
+	waitTask(t, c, shortArn, "COMPLETED", 1)
+	if got := bodies(receive(t, c, src, 10, 0)); got != "new" {
+		t.Fatalf("moved %q, want only the message younger than 60 s", got)
+	}
+}
+
 // A long poll asleep on the clock is woken by the Advance that makes a
 // message visible, and ends, empty, at its wait.
 func TestLongPollsWaitOnTheClock(t *testing.T) {

@@ -214,7 +214,7 @@ func (q *Queue) take(now time.Time, o ReceiveOptions) (got []Message, next time.
 	for _, m := range q.msgs {
 		switch {
 		case m == nil:
-		case now.Sub(m.sent) >= q.attrs.retention:
+		case q.expired(m, now):
 			expired = append(expired, m)
 		case m.visibleAt.After(now):
 			if next.IsZero() || m.visibleAt.Before(next) {

@@ -63,7 +63,7 @@ func (s *SQS) StartMoveTask(src, dst *Queue, rate int) (*MoveTask, error) {
 	// holds them (hidden, their receipt handles void) until it does.
 	now := s.now()
 	for _, m := range src.msgs {
-		if m != nil && !m.visibleAt.After(now) {
+		if m != nil && !src.expired(m, now) && !m.visibleAt.After(now) {
 			m.visibleAt, m.handle, m.delayed = now.Add(moveHold), "", false
 			t.pending = append(t.pending, m.id)
 		}

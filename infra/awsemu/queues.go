@@ -166,7 +166,7 @@ func (q *Queue) Depth() (visible, inFlight, delayed int) {
 	now := s.now()
 	for _, m := range q.msgs {
 		switch {
-		case m == nil:
+		case m == nil || q.expired(m, now):
 		case !m.visibleAt.After(now):
 			visible++
 		case m.delayed:
@@ -176,6 +176,12 @@ func (q *Queue) Depth() (visible, inFlight, delayed int) {
 		}
 	}
 	return visible, inFlight, delayed
+}
+
+// expired reports whether m has outlived the queue's retention period:
+// it is gone, though only a receive drops it. The caller holds s.mu.
+func (q *Queue) expired(m *message, now time.Time) bool {
+	return now.Sub(m.sent) >= q.attrs.retention
 }
 
 // queueAttributes are a queue's settable attributes.
