@@ -113,7 +113,36 @@ func (s *system) owner(t *testing.T) *owner {
 		t.Fatalf("open a tab: %v", err)
 	}
 	o := &owner{t: t, sys: s, key: key, tab: tab}
+	failUncaught(t, tab)
 	return o
+}
+
+// failUncaught fails the test at its end when a script of the tab threw
+// an exception that nothing caught (a promise rejection no code handled
+// included): an error in a module the steps did not look at.
+func failUncaught(t *testing.T, tab context.Context) {
+	var uncaught []string // read once the reader is done
+	ctx, stop := context.WithCancel(tab)
+	done := make(chan struct{})
+	messages := chromedp.Console(ctx)
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() {
+				uncaught = append(uncaught, m.String())
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		stop()
+		<-done
+		for _, m := range uncaught {
+			t.Errorf("the dashboard threw, uncaught: %s", m)
+		}
+	})
 }
 
 // do runs browser steps, failing the test with a screenshot on error.

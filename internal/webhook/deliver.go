@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -235,7 +236,7 @@ func (d *Deliverer) health(ctx context.Context, project string, ep Endpoint, dec
 		d.Log.WarnContext(ctx, "endpoint health not updated", "endpoint_id", ep.ID, "error", err.Error())
 		return
 	}
-	d.cache.put(project, ep, now)
+	d.remember(project, ep)
 }
 
 // extra runs a manual retry or a redirect: one more attempt, logged, that
@@ -283,6 +284,12 @@ func (d *Deliverer) extra(ctx context.Context, msg Message) error {
 	return err
 }
 
+// remember keeps ep, just read or written, as this instance's view of it
+// (as of now: a batch that started earlier does not date it back).
+func (d *Deliverer) remember(project string, ep Endpoint) {
+	d.cache.put(project, ep, d.now())
+}
+
 // endpoint returns an endpoint, cached for a few seconds per instance (a
 // disabled or edited endpoint takes effect within endpointCacheTTL).
 func (d *Deliverer) endpoint(ctx context.Context, project, id string) (Endpoint, error) {
@@ -294,7 +301,7 @@ func (d *Deliverer) endpoint(ctx context.Context, project, id string) (Endpoint,
 	if err != nil {
 		return ep, err
 	}
-	d.cache.put(project, ep, now)
+	d.remember(project, ep)
 	return ep, nil
 }
 
@@ -332,7 +339,7 @@ func nextSecond(t time.Time) time.Time {
 // endpointCacheTTL bounds how stale an instance's view of an endpoint is.
 const endpointCacheTTL = 5 * time.Second
 
-// limitedCacheTTL is endpointCacheTTL for a flow-controlled endpoint.
+// limitedCacheTTL is endpointCacheTTL for a paced endpoint.
 const limitedCacheTTL = time.Second
 
 type endpointCache struct {
@@ -341,8 +348,8 @@ type endpointCache struct {
 }
 
 type cachedEndpoint struct {
-	ep  Endpoint
-	exp time.Time
+	ep      Endpoint
+	at, exp time.Time
 }
 
 func (c *endpointCache) get(project, id string, now time.Time) (Endpoint, bool) {
@@ -358,13 +365,28 @@ func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
 	if c.m == nil || len(c.m) > 10000 {
 		c.m = map[string]cachedEndpoint{}
 	}
+	if e, ok := c.m[project+"/"+ep.ID]; ok && e.at.After(now) {
+		return // a newer view is kept
+	}
 	ttl := endpointCacheTTL
-	if ep.Limited(now) {
-		// Flow control's state moves fast (a receiver's slow-down voids
-		// the starts given before it): look again each second.
+	if ep.Pace(now) > 0 || ep.Flow.PausedUntil > now.UnixMilli() {
+		// A pace moves fast (a receiver's slow-down moves the starts not
+		// yet due): look again each second. Concurrency leases need not:
+		// a lease write that loses returns them as they are.
 		ttl = limitedCacheTTL
 	}
-	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, exp: now.Add(ttl)}
+	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, at: now, exp: now.Add(ttl)}
+}
+
+// age is how old this instance's view of an endpoint is at now (a long
+// time when it has none).
+func (c *endpointCache) age(project, id string, now time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[project+"/"+id]; ok {
+		return now.Sub(e.at)
+	}
+	return time.Duration(math.MaxInt64)
 }
 
 // release drops leases this instance gave back from its view of the

@@ -221,11 +221,11 @@ func TestRecoveryBoundsAsDocumented(t *testing.T) {
 			pace + " deliveries per second (`DefaultRecoveryPace`", "more than " + stall + " late\n  (`RecoveryStall`)",
 			"`Limit` " + page + " (`RecoveryPageSize`)", "at most " + pages + " pages (`MaxRecoveryPages`)", "for " + cooldown + "\n  (`RecoveryCooldown`)",
 			"at most once per " + cooldown},
-		"../../" + docs.Operators:        {"parameter `WebhookRecoveryPace`, " + pace + ")", "| `WEBHOOK_RECOVERY_PACE` | `" + pace + "` |"},
-		"../../sdk/openapi.yaml":         {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},
-		"../../sdk/go/botix/types.go":    {"A call queues at most " + batch + " failed or dead", "less than " + cooldown + " before"},
-		"../dashboard/static/app.js":     {"in the last " + cooldown + " were left alone"},
-		"../../sdk/go/botix/services.go": {"at most " + batch + " per call"},
+		"../../" + docs.Operators:            {"parameter `WebhookRecoveryPace`, " + pace + ")", "| `WEBHOOK_RECOVERY_PACE` | `" + pace + "` |"},
+		"../../sdk/openapi.yaml":             {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},
+		"../../sdk/go/botix/types.go":        {"A call queues at most " + batch + " failed or dead", "less than " + cooldown + " before"},
+		"../dashboard/static/dead-letter.js": {"in the last " + cooldown + " were left alone"},
+		"../../sdk/go/botix/services.go":     {"at most " + batch + " per call"},
 	} {
 		b, err := os.ReadFile(file)
 		if err != nil {
