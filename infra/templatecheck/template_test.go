@@ -303,6 +303,9 @@ func TestFunctionsThatCallNoAWSLinkNoAWS(t *testing.T) {
 // never set.
 var localOnly = map[string]bool{"WEBHOOK_ALLOW_LOOPBACK": true}
 
+// TestEveryVariableAFunctionReadsIsSetByTheTemplate, and every variable
+// a function's own Environment sets is one its builder reads (the Globals
+// give all functions the same few, which SAM cannot withhold from one).
 func TestEveryVariableAFunctionReadsIsSetByTheTemplate(t *testing.T) {
 	tpl, _ := load(t)
 	for id, fn := range tpl.Functions() {
@@ -337,8 +340,27 @@ func TestEveryVariableAFunctionReadsIsSetByTheTemplate(t *testing.T) {
 			if len(missing) > 0 {
 				t.Errorf("reads %v, which template.yaml does not set for it", missing)
 			}
+			// Globals give every function the tables, the log level and the
+			// public URL; what the function's own Environment adds it reads.
+			own, _ := tpl.Resources[id].Properties["Environment"].(map[string]any)
+			var unread []string
+			for k := range asVars(own["Variables"]) {
+				if !read[k] {
+					unread = append(unread, k)
+				}
+			}
+			sort.Strings(unread)
+			if len(unread) > 0 {
+				t.Errorf("template.yaml sets %v for it, which its builder never reads", unread)
+			}
 		})
 	}
+}
+
+// asVars is a template's Variables map (nil when absent).
+func asVars(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // sampleValue gives a plausible value for a variable, so that builders
