@@ -1,6 +1,9 @@
 // Command get-api-reference is the Lambda function GetApiReferenceFunction (see template.yaml).
 package main
 
-import "github.com/botix/public-api/internal/app"
+import (
+	"github.com/botix/public-api/internal/app/awsfree"
+	"github.com/botix/public-api/internal/app/awsfree/reference"
+)
 
-func main() { app.Start(app.GetApiReference) }
+func main() { awsfree.Start(reference.GetApiReference) }

@@ -1,6 +1,6 @@
 // Command not-found is the Lambda function NotFoundFunction (see template.yaml).
 package main
 
-import "github.com/botix/public-api/internal/app"
+import "github.com/botix/public-api/internal/app/awsfree"
 
-func main() { app.Start(app.NotFound) }
+func main() { awsfree.Start(awsfree.NotFound) }

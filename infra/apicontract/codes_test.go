@@ -157,8 +157,8 @@ func TestEveryErrorCodeIsDeclared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	finder := newCodeFinder(t, root, "./internal/api", "./internal/dashboard")
-	kinds := builders(t, filepath.Join(root, "internal/app/functions.go"))
+	finder := newCodeFinder(t, root, "./internal/api", "./internal/apidoc", "./internal/dashboard")
+	kinds := builders(t, filepath.Join(root, "internal/app/functions.go"), filepath.Join(root, "internal/app/awsfree/reference/reference.go"))
 	doc := load(t)
 	tpl, err := template.LoadRepo()
 	if err != nil {
@@ -225,14 +225,24 @@ func TestEveryErrorCodeIsDeclared(t *testing.T) {
 
 type builder struct{ kind, pkg, recv, method string }
 
-// builders reads internal/app/functions.go: Name = kind((*api.Recv).Method,
-// ...); the dashboard's builder serves dashboard.Site.
-func builders(t *testing.T, file string) map[string]builder {
-	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+// builders reads the files that wire handlers (internal/app/functions.go,
+// and the reference's wiring that links no AWS): Name =
+// kind((*pkg.Recv).Method, ...), pkg api or apidoc; the dashboard's builder
+// serves dashboard.Site.
+func builders(t *testing.T, files ...string) map[string]builder {
 	out := map[string]builder{"Dashboard": {kind: "site", pkg: "internal/dashboard", recv: "Site", method: "Serve"}}
+	for _, file := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wiredBuilders(f, out)
+	}
+	return out
+}
+
+// wiredBuilders adds the builders of f to out.
+func wiredBuilders(f *ast.File, out map[string]builder) {
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok {
@@ -255,11 +265,12 @@ func builders(t *testing.T, file string) map[string]builder {
 			if p, ok := sel.X.(*ast.ParenExpr); ok {
 				if star, ok := p.X.(*ast.StarExpr); ok {
 					if s, ok := star.X.(*ast.SelectorExpr); ok {
-						out[vs.Names[0].Name] = builder{kind: kind.Name, pkg: "internal/api", recv: s.Sel.Name, method: sel.Sel.Name}
+						if pkg, ok := s.X.(*ast.Ident); ok {
+							out[vs.Names[0].Name] = builder{kind: kind.Name, pkg: "internal/" + pkg.Name, recv: s.Sel.Name, method: sel.Sel.Name}
+						}
 					}
 				}
 			}
 		}
 	}
-	return out
 }

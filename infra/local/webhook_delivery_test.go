@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
+	kit "github.com/botix/public-api/sdk/go/webhook"
 )
 
 // webhookRuntime is a local runtime with a compressed retry schedule and
@@ -96,7 +98,6 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 	if got := reqs[2].Header.Get("X-Delivery-Attempt"); got != "3" {
 		t.Fatalf("X-Delivery-Attempt = %q on the delivered attempt", got)
 	}
-	key, _ := webhook.SecretKey(ep.Secret)
 	seen := map[string]bool{}
 	for i, r := range reqs {
 		rid := r.Header.Get("X-Botix-Request-Id")
@@ -104,13 +105,15 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 			t.Fatalf("attempt %d: request id %q repeats", i+1, rid)
 		}
 		seen[rid] = true
-		if r.Header.Get("X-Botix-Signature") != webhook.BotixSignature(key, r.Body) {
+		sec, _ := strconv.ParseInt(r.Header.Get("Webhook-Timestamp"), 10, 64)
+		want, err := kit.Sign([]string{ep.Secret}, r.Header.Get("Webhook-Id"), sec, r.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Header.Get("X-Botix-Signature") != want.Get("X-Botix-Signature") {
 			t.Fatalf("attempt %d: X-Botix-Signature does not verify", i+1)
 		}
-		ts := r.Header.Get("Webhook-Timestamp")
-		var sec int64
-		_ = json.Unmarshal([]byte(ts), &sec)
-		if r.Header.Get("Webhook-Signature") != webhook.StandardSignature(key, r.Header.Get("Webhook-Id"), sec, r.Body) {
+		if r.Header.Get("Webhook-Signature") != want.Get("Webhook-Signature") {
 			t.Fatalf("attempt %d: webhook-signature does not verify", i+1)
 		}
 		if r.Header.Get("X-Botix-Event") != "contact.created" || r.Header.Get("User-Agent") != "Botix-Webhooks/1.1" || r.Header.Get("Content-Type") != "application/json" {

@@ -72,8 +72,7 @@ func TestWebhookSecretRotationOverlap(t *testing.T) {
 		mu.Unlock()
 		w.WriteHeader(max(a[0], a[1])) // 401 beats 200: the worse answer
 	})
-	oldKey, _ := pipeline.SecretKey(ep.Secret)
-	newKey, _ := pipeline.SecretKey(rot.Secret)
+	oldKey, newKey := secretKey(t, ep.Secret), secretKey(t, rot.Secret)
 
 	// deliver creates a contact and waits for its webhook's delivery to
 	// settle; it returns the request and both receivers' answers.
@@ -212,4 +211,16 @@ func hexHMAC(key, body []byte) string {
 	m := hmac.New(sha256.New, key)
 	m.Write(body)
 	return hex.EncodeToString(m.Sum(nil))
+}
+
+// secretKey is the HMAC key of a secret as the specification states it,
+// also written without the kit or the signer: the bytes the base64 after
+// "whsec_" encodes.
+func secretKey(t *testing.T, secret string) []byte {
+	t.Helper()
+	k, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil || len(k) == 0 {
+		t.Fatalf("secret %q is not whsec_ and base64", secret)
+	}
+	return k
 }

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -144,6 +145,7 @@ func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 		usedDirs[dir] = id
 	}
 	registered := registeredNames(t, root)
+	adapted := awsFreeBuilders(t, root)
 	for id, fn := range tpl.Functions() {
 		t.Run(id, func(t *testing.T) {
 			// One name per function: the logical id without "Function" names
@@ -171,8 +173,12 @@ func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 				t.Errorf("Architectures = %v, want [arm64]", fn.Properties["Architectures"])
 			}
 			doc, got := mainBuilder(t, filepath.Join(root, "functions", dir, "main.go"))
-			if got != name {
-				t.Errorf("functions/%s/main.go starts app.%s; it must start app.%s", dir, got, name)
+			want := "app." + name
+			if b, ok := adapted[name]; ok {
+				want = b // app.<name> = awsFree(<b>): the main starts b itself
+			}
+			if got != want {
+				t.Errorf("functions/%s/main.go starts %s; it must start %s", dir, got, want)
 			}
 			if want := "Command " + dir + " is the Lambda function " + id + " "; !strings.HasPrefix(doc, want) {
 				t.Errorf("functions/%s/main.go's doc comment is %q; it must start %q", dir, doc, want)
@@ -190,8 +196,8 @@ func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 	}
 }
 
-// mainBuilder returns a main's package doc comment and the name of the app
-// builder it passes to app.Start.
+// mainBuilder returns a main's package doc comment and the builder it
+// passes to Start, as written ("app.CreateContact").
 func mainBuilder(t *testing.T, path string) (string, string) {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments)
@@ -206,7 +212,9 @@ func mainBuilder(t *testing.T, path string) (string, string) {
 		}
 		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Start" && len(call.Args) == 1 {
 			if arg, ok := call.Args[0].(*ast.SelectorExpr); ok {
-				name = arg.Sel.Name
+				if pkg, ok := arg.X.(*ast.Ident); ok {
+					name = pkg.Name + "." + arg.Sel.Name
+				}
 			}
 		}
 		return true
@@ -214,10 +222,90 @@ func mainBuilder(t *testing.T, path string) (string, string) {
 	return f.Doc.Text(), name
 }
 
+// awsFreeBuilders reads internal/app/functions.go: the builders app adapts
+// from the wiring that links no AWS client, Name = awsFree(pkg.Name), as
+// name -> "pkg.Name".
+func awsFreeBuilders(t *testing.T, root string) map[string]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, "internal", "app", "functions.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Values) != 1 {
+			return true
+		}
+		call, ok := vs.Values[0].(*ast.CallExpr)
+		if fn, isIdent := call.Fun.(*ast.Ident); !ok || !isIdent || fn.Name != "awsFree" || len(call.Args) != 1 {
+			return true
+		}
+		if arg, ok := call.Args[0].(*ast.SelectorExpr); ok {
+			if pkg, ok := arg.X.(*ast.Ident); ok {
+				out[vs.Names[0].Name] = pkg.Name + "." + arg.Sel.Name
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestFunctionsThatCallNoAWSLinkNoAWS: a function whose code calls no AWS
+// API (registry.Permissions lists none) links no package of the AWS SDK,
+// nor internal/app, which links the DynamoDB, SQS and Scheduler clients
+// for every function it wires: its binary is its own code, the HTTP
+// contract and the Lambda runtime.
+func TestFunctionsThatCallNoAWSLinkNoAWS(t *testing.T) {
+	tpl, root := load(t)
+	dirOf, err := functions.Dirs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Deps}} {{.}}{{end}}", "./functions/...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		deps[f[0]] = f[1:]
+	}
+	checked := 0
+	for id := range tpl.Functions() {
+		if perms, ok := registry.Permissions[id]; !ok || len(perms) > 0 {
+			continue
+		}
+		checked++
+		pkg := "github.com/botix/public-api/functions/" + dirOf[id]
+		d, ok := deps[pkg]
+		if !ok {
+			t.Errorf("go list does not list %s", pkg)
+		}
+		var bad []string
+		for _, dep := range d {
+			if strings.HasPrefix(dep, "github.com/aws/aws-sdk-go-v2") || dep == "github.com/botix/public-api/internal/app" {
+				bad = append(bad, dep)
+			}
+		}
+		if len(bad) > 0 {
+			t.Errorf("%s calls no AWS API but links %d packages of the AWS SDK or internal/app: %s", id, len(bad), strings.Join(bad[:min(len(bad), 4)], ", "))
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no function without AWS calls to check; registry.Permissions lists them with nil")
+	}
+}
+
 // localOnly are variables the local runtime may set and the template must
 // never set.
 var localOnly = map[string]bool{"WEBHOOK_ALLOW_LOOPBACK": true}
 
+// TestEveryVariableAFunctionReadsIsSetByTheTemplate, and every variable
+// a function's own Environment sets is one its builder reads (the Globals
+// give all functions the same few, which SAM cannot withhold from one).
 func TestEveryVariableAFunctionReadsIsSetByTheTemplate(t *testing.T) {
 	tpl, _ := load(t)
 	for id, fn := range tpl.Functions() {
@@ -252,8 +340,27 @@ func TestEveryVariableAFunctionReadsIsSetByTheTemplate(t *testing.T) {
 			if len(missing) > 0 {
 				t.Errorf("reads %v, which template.yaml does not set for it", missing)
 			}
+			// Globals give every function the tables, the log level and the
+			// public URL; what the function's own Environment adds it reads.
+			own, _ := tpl.Resources[id].Properties["Environment"].(map[string]any)
+			var unread []string
+			for k := range asVars(own["Variables"]) {
+				if !read[k] {
+					unread = append(unread, k)
+				}
+			}
+			sort.Strings(unread)
+			if len(unread) > 0 {
+				t.Errorf("template.yaml sets %v for it, which its builder never reads", unread)
+			}
 		})
 	}
+}
+
+// asVars is a template's Variables map (nil when absent).
+func asVars(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // sampleValue gives a plausible value for a variable, so that builders

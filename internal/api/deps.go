@@ -1,12 +1,9 @@
 package api
 
 import (
-	"context"
 	"net"
 	"time"
 
-	"github.com/botix/public-api/internal/apierr"
-	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
@@ -37,13 +34,4 @@ func (d *Deps) now() time.Time {
 		return d.Now()
 	}
 	return time.Now()
-}
-
-// Fallback serves what no other route does.
-type Fallback struct{ Deps }
-
-// NotFound answers the $default route: any method and path that no route
-// of the API matches gets 404 NOT_FOUND in our envelope, not API Gateway's.
-func (*Fallback) NotFound(_ context.Context, r *httpapi.Request) (*httpapi.Response, error) {
-	return nil, apierr.New(apierr.NotFound, "no route matches %s %s", r.Method, r.Path)
 }

@@ -1,6 +1,7 @@
 // Package apidoc renders the API's public documents: the OpenAPI document
 // (sdk/openapi.yaml as JSON), the error-code reference (JSON and an HTML
-// page) and the changelog (Atom), each with a content-hash ETag.
+// page) and the changelog (Atom), each with a content-hash ETag, and
+// serves them (Reference).
 package apidoc
 
 import (

@@ -11,14 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
@@ -26,6 +22,7 @@ import (
 
 	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/app/awsfree"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/awsenv"
 	"github.com/botix/public-api/internal/awsqueue"
@@ -46,16 +43,14 @@ const (
 	EnvDataTable        = "DATA_TABLE"
 	EnvIdempotencyTable = "IDEMPOTENCY_TABLE"
 	EnvDeliveriesTable  = "DELIVERIES_TABLE"
-	EnvLogLevel         = "LOG_LEVEL"
-	// EnvPublicAPIURL is the API's public base URL (template parameter
-	// PublicApiUrl); empty means the execute-api URL.
-	EnvPublicAPIURL     = "PUBLIC_API_URL"
+	EnvLogLevel         = awsfree.EnvLogLevel
+	EnvPublicAPIURL     = awsfree.EnvPublicAPIURL
 	EnvCursorKeys       = "CURSOR_SIGNING_KEYS"
 	EnvCursorRevision   = "CURSOR_KEYS_REVISION"
 	EnvOffsetMax        = "OFFSET_MAX"
-	EnvOffsetDeprecated = "OFFSET_DEPRECATED_AT"
-	EnvOffsetSunset     = "OFFSET_SUNSET_AT"
-	EnvOffsetDocsURL    = "OFFSET_DOCS_URL"
+	EnvOffsetDeprecated = awsfree.EnvOffsetDeprecated
+	EnvOffsetSunset     = awsfree.EnvOffsetSunset
+	EnvOffsetDocsURL    = awsfree.EnvOffsetDocsURL
 	EnvOffsetTimeBudget = "OFFSET_TIME_BUDGET"
 
 	EnvDeliveryQueueURL   = "DELIVERY_QUEUE_URL"
@@ -75,7 +70,7 @@ const (
 )
 
 // HTTPHandler is the Lambda handler of an API route.
-type HTTPHandler = func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+type HTTPHandler = awsfree.HTTPHandler
 
 // StreamHandler is the Lambda handler of a DynamoDB stream consumer.
 type StreamHandler = func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
@@ -139,33 +134,25 @@ func WithLogger(l *slog.Logger) Option { return func(x *options) { x.log = l } }
 // environment and hands it to the Lambda runtime. A function that cannot
 // be built logs why and exits, which Lambda reports as an init error.
 func Start[H any](build Builder[H]) {
-	h, err := build(context.Background(), os.Getenv)
-	if err != nil {
-		slog.Error("function init failed", "error", err.Error())
-		os.Exit(1)
-	}
-	lambda.Start(h)
+	awsfree.Start(func(ctx context.Context, env awsfree.Env, _ awsfree.Wiring) (H, error) { return build(ctx, env) })
 }
 
-// core holds what every function of the API needs.
+// core holds what every function of the API needs: the AWS-free core
+// (variables, logger, clock) and the AWS configuration and store.
 type core struct {
-	env   *envReader
+	*awsfree.Core
 	opts  options
 	aws   aws.Config
 	store *store.Store
-	log   *slog.Logger
 }
 
 func newCore(ctx context.Context, env Env, opts []Option) (*core, error) {
-	c := &core{env: &envReader{env: env}}
+	c := &core{}
 	for _, o := range opts {
 		o(&c.opts)
 	}
-	c.log = c.opts.log
-	if c.log == nil {
-		c.log = slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: logLevel(c.env.optional(EnvLogLevel, "INFO"))}))
-	}
-	cfg, err := awsenv.Load(ctx, env, c.log)
+	c.Core = awsfree.NewCore(env, awsfree.Wiring{Log: c.opts.log, Now: c.opts.now})
+	cfg, err := awsenv.Load(ctx, env, c.Log)
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)
 	}
@@ -178,18 +165,10 @@ func newCore(ctx context.Context, env Env, opts []Option) (*core, error) {
 		}
 	}}, c.opts.dynamo...)...)
 	c.store = store.New(db, store.Tables{
-		Data: c.env.required(EnvDataTable), Idempotency: c.env.required(EnvIdempotencyTable), Deliveries: c.env.required(EnvDeliveriesTable),
+		Data: c.Vars.Required(EnvDataTable), Idempotency: c.Vars.Required(EnvIdempotencyTable), Deliveries: c.Vars.Required(EnvDeliveriesTable),
 	})
 	c.store.Now = c.opts.now
-	return c, c.env.err()
-}
-
-func logLevel(s string) slog.Level {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(s)); err != nil {
-		return slog.LevelInfo
-	}
-	return l
+	return c, c.Vars.Err()
 }
 
 func (c *core) authenticator() *auth.Cached {
@@ -199,7 +178,7 @@ func (c *core) authenticator() *auth.Cached {
 // endpoint returns the Lambda handler of an API route: authenticated or
 // public, with a body limit (0: the default).
 func (c *core) endpoint(h httpapi.Handler, maxBody int, authenticated, takesQuery bool) HTTPHandler {
-	e := c.httpEndpoint(h, maxBody)
+	e := c.Endpoint(h, maxBody)
 	if authenticated {
 		e.Auth = c.authenticator()
 	}
@@ -207,68 +186,39 @@ func (c *core) endpoint(h httpapi.Handler, maxBody int, authenticated, takesQuer
 	return e.Serve
 }
 
-// httpEndpoint is a public route under the common HTTP contract.
-func (c *core) httpEndpoint(h httpapi.Handler, maxBody int) *httpapi.Endpoint {
-	return &httpapi.Endpoint{Handler: h, MaxBody: maxBody, Log: c.log, Now: c.opts.now, PublicURL: c.env.env(EnvPublicAPIURL), Region: c.env.env("AWS_REGION")}
-}
-
 // mutations runs mutating routes under pillar 1.
 func (c *core) mutations() *api.Mutations {
-	return &api.Mutations{Runner: &idempotency.Runner{Store: c.store.Idempotency(), Answer: api.FinalAnswer, Log: c.log, Hooks: c.opts.hooks, Now: c.opts.now}}
+	return &api.Mutations{Runner: &idempotency.Runner{Store: c.store.Idempotency(), Answer: api.FinalAnswer, Log: c.Log, Hooks: c.opts.hooks, Now: c.opts.now}}
 }
 
 // pager reads the pagination configuration: cursor signing keys and the
 // offset mode's policy.
 func (c *core) pager() *pagination.Pager {
-	p := &pagination.Pager{Offset: c.readOffsetNotice()}
-	p.Offset.Max = c.env.integer(EnvOffsetMax)
-	p.Offset.TimeBudget = c.env.duration(EnvOffsetTimeBudget)
-	if keys := c.env.required(EnvCursorKeys); keys != "" {
+	p := &pagination.Pager{Offset: c.ReadOffsetNotice()}
+	p.Offset.Max = c.Vars.Integer(EnvOffsetMax)
+	p.Offset.TimeBudget = c.Vars.Duration(EnvOffsetTimeBudget)
+	if keys := c.Vars.Required(EnvCursorKeys); keys != "" {
 		kr, err := cursor.ParseKeyring(keys)
 		if err != nil {
-			c.env.bad(EnvCursorKeys, err)
+			c.Vars.Bad(EnvCursorKeys, err)
 		} else {
 			// Ops check a rotation took effect here; only key ids are logged.
-			c.log.Info("cursor signing keys loaded", "signing_kid", kr.IDs()[0], "kids", kr.IDs(), "revision", c.env.optional(EnvCursorRevision, "unset"))
+			c.Log.Info("cursor signing keys loaded", "signing_kid", kr.IDs()[0], "kids", kr.IDs(), "revision", c.Vars.Optional(EnvCursorRevision, "unset"))
 		}
 		p.Keys = kr
 	}
-	c.checkOffset(p.Offset.Validate)
+	c.CheckOffset(p.Offset.Validate)
 	return p
-}
-
-// offsetNotice reads what the offset mode's deprecation announces: its
-// dates and migration guide (the rest of the policy is the list routes').
-func (c *core) offsetNotice() pagination.Offset {
-	o := c.readOffsetNotice()
-	c.checkOffset(o.ValidateNotice)
-	return o
-}
-
-func (c *core) readOffsetNotice() pagination.Offset {
-	return pagination.Offset{
-		DeprecatedAt: c.env.time(EnvOffsetDeprecated),
-		SunsetAt:     c.env.time(EnvOffsetSunset),
-		DocsURL:      c.env.required(EnvOffsetDocsURL),
-	}
-}
-
-// checkOffset reports an offset policy that cannot work, unless a variable
-// it needs is missing (already reported).
-func (c *core) checkOffset(validate func() error) {
-	if err := validate(); err != nil && len(c.env.missing) == 0 {
-		c.env.bad("OFFSET_*", err)
-	}
 }
 
 // guard is the webhook address guard of this function's environment.
 func (c *core) guard() webhook.Guard {
-	return webhook.Guard{AllowLoopback: c.env.env(EnvAllowLoopback) == "true"}
+	return webhook.Guard{AllowLoopback: c.Vars.Lookup(EnvAllowLoopback) == "true"}
 }
 
 func (c *core) sqs() *sqs.Client {
 	return sqs.NewFromConfig(c.aws, append([]func(*sqs.Options){func(o *sqs.Options) {
-		o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SQS")
+		o.BaseEndpoint = awsenv.Endpoint(c.Vars.Lookup, "SQS")
 		if c.opts.calls != nil {
 			o.APIOptions = append(o.APIOptions, recordCalls(c.opts.calls))
 		}
@@ -277,12 +227,12 @@ func (c *core) sqs() *sqs.Client {
 
 // queue is the delivery queue of this function's environment.
 func (c *core) queue() *awsqueue.Queue {
-	return &awsqueue.Queue{SQS: c.sqs(), URL: c.env.required(EnvDeliveryQueueURL)}
+	return &awsqueue.Queue{SQS: c.sqs(), URL: c.Vars.Required(EnvDeliveryQueueURL)}
 }
 
 func (c *core) scheduler() *scheduler.Client {
 	return scheduler.NewFromConfig(c.aws, append([]func(*scheduler.Options){func(o *scheduler.Options) {
-		o.BaseEndpoint = awsenv.Endpoint(c.env.env, "SCHEDULER")
+		o.BaseEndpoint = awsenv.Endpoint(c.Vars.Lookup, "SCHEDULER")
 		if c.opts.calls != nil {
 			o.APIOptions = append(o.APIOptions, recordCalls(c.opts.calls))
 		}
@@ -311,80 +261,12 @@ func invoke[In, Out any](log *slog.Logger, h func(context.Context, In) (Out, err
 	}
 }
 
-// envReader reads variables and remembers which required ones are
-// missing and which are malformed.
-type envReader struct {
-	env     Env
-	missing []string
-	invalid []string
-}
-
-func (r *envReader) required(name string) string {
-	v := r.env(name)
-	if v == "" {
-		r.missing = append(r.missing, name)
-	}
-	return v
-}
-
-func (r *envReader) optional(name, def string) string {
-	if v := r.env(name); v != "" {
-		return v
-	}
-	return def
-}
-
-// bad records a malformed variable; the message must not quote secrets.
-func (r *envReader) bad(name string, err error) {
-	r.invalid = append(r.invalid, name+": "+err.Error())
-}
-
-func (r *envReader) integer(name string) int {
-	v := r.required(name)
-	n, err := strconv.Atoi(v)
-	if v != "" && err != nil {
-		r.bad(name, errors.New("not an integer"))
-	}
-	return n
-}
-
-func (r *envReader) duration(name string) time.Duration {
-	v := r.required(name)
-	d, err := time.ParseDuration(v)
-	if v != "" && err != nil {
-		r.bad(name, errors.New("not a duration such as 5s"))
-	}
-	return d
-}
-
 // pace reads a recovery pace: deliveries per second, above zero.
-func (r *envReader) pace(name string) webhook.RecoveryPace {
-	v := r.required(name)
+func pace(r *awsfree.Vars, name string) webhook.RecoveryPace {
+	v := r.Required(name)
 	p, err := strconv.ParseFloat(v, 64)
 	if v != "" && (err != nil || p <= 0) {
-		r.bad(name, errors.New("not a number of deliveries per second above 0"))
+		r.Bad(name, errors.New("not a number of deliveries per second above 0"))
 	}
 	return webhook.RecoveryPace(p)
-}
-
-func (r *envReader) time(name string) time.Time {
-	v := r.required(name)
-	t, err := time.Parse(time.RFC3339, v)
-	if v != "" && err != nil {
-		r.bad(name, errors.New("not an RFC 3339 time"))
-	}
-	return t
-}
-
-func (r *envReader) err() error {
-	var parts []string
-	if len(r.missing) > 0 {
-		sort.Strings(r.missing)
-		parts = append(parts, "missing environment variables: "+strings.Join(r.missing, ", "))
-	}
-	parts = append(parts, r.invalid...)
-	if len(parts) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(parts, "; "))
 }

@@ -6,9 +6,11 @@ import (
 
 	"github.com/botix/public-api/internal/admin"
 	"github.com/botix/public-api/internal/api"
+	"github.com/botix/public-api/internal/app/awsfree"
+	"github.com/botix/public-api/internal/app/awsfree/reference"
+	"github.com/botix/public-api/internal/app/awsfree/site"
 	"github.com/botix/public-api/internal/awsqueue"
 	"github.com/botix/public-api/internal/catalogapply"
-	"github.com/botix/public-api/internal/dashboard"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/outbox"
 	"github.com/botix/public-api/internal/webhook"
@@ -19,7 +21,9 @@ import (
 // in kebab case (a test checks); an API function names the handler method
 // that serves its route.
 var (
-	NotFound = public((*api.Fallback).NotFound, 0)
+	NotFound        = awsFree(awsfree.NotFound)
+	Dashboard       = awsFree(site.Dashboard)
+	GetApiReference = awsFree(reference.GetApiReference)
 
 	CreateContact = mutation((*api.Contacts).Create, 0)
 	GetContact    = read((*api.Contacts).Get)
@@ -51,8 +55,6 @@ var (
 
 	ListEvents = list((*api.Events).List)
 	GetEvent   = read((*api.Events).Get)
-
-	GetApiReference = document((*api.Reference).Serve)
 )
 
 // handlerSet is a handler set of package api: a struct embedding api.Deps.
@@ -117,25 +119,6 @@ func public[S any, PS handlerSet[S]](serve serveFunc[PS], maxBody int) Builder[H
 	return httpRoute[S, PS](serve, false, false, true, maxBody)
 }
 
-// document builds the public routes of the API's own documents, rendered
-// once when the function starts: a document that cannot be rendered fails
-// the function's init, not a request. The changelog dates the offset
-// deprecation by this deployment's policy, as the offset answers do.
-func document(serve serveFunc[*api.Reference]) Builder[HTTPHandler] {
-	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-		return build(ctx, env, opts, func(c *core) HTTPHandler {
-			docs, err := api.RenderReference(c.offsetNotice())
-			if err != nil {
-				c.env.bad("reference documents", err)
-				return nil
-			}
-			set := &api.Reference{Docs: docs}
-			h := func(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) { return serve(set, ctx, r) }
-			return c.endpoint(h, 0, false, true)
-		})
-	}
-}
-
 // mutation builds an authenticated, idempotent route: op runs under
 // pillar 1 (see api.Mutations); configure adds what only this route's
 // handler is given.
@@ -150,7 +133,7 @@ func mutation[S any, PS handlerSet[S]](op opFunc[PS], maxBody int, configure ...
 }
 
 // recoveryPace gives the recover route the deployment's recovery pace.
-func recoveryPace(c *core, d *api.Deps) { d.RecoveryPace = c.env.pace(EnvRecoveryPace) }
+func recoveryPace(c *core, d *api.Deps) { d.RecoveryPace = pace(c.Vars, EnvRecoveryPace) }
 
 // build wires one function: its core (clients, store, logger) and then its
 // handler. Configuration problems found while wiring — missing or malformed
@@ -162,29 +145,26 @@ func build[H any](ctx context.Context, env Env, opts []Option, wire func(c *core
 		return zero, err
 	}
 	h := wire(c)
-	return h, c.env.err()
+	return h, c.Vars.Err()
 }
 
-// Dashboard builds the dashboard function (GET /dashboard and its files):
-// public, since the page logs in to the API with the key its user types,
-// and with the dashboard's security headers on every answer.
-func Dashboard(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
-	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		site, err := dashboard.New(dashboard.APIVocabulary())
-		if err != nil {
-			c.env.bad("dashboard", err)
-			return nil
+// awsFree adapts a builder of a function that calls no AWS API, whose
+// binary links package awsfree alone, to the builders of this package: it
+// takes the logger and clock of the options and ignores the rest.
+func awsFree(b awsfree.Builder) Builder[HTTPHandler] {
+	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+		var o options
+		for _, f := range opts {
+			f(&o)
 		}
-		e := c.httpEndpoint(site.Serve, 0)
-		e.Headers = dashboard.SecurityHeaders
-		return e.Serve
-	})
+		return b(ctx, env, awsfree.Wiring{Log: o.log, Now: o.now})
+	}
 }
 
 // CatalogApply builds the catalog applier (DynamoDB stream consumer).
 func CatalogApply(ctx context.Context, env Env, opts ...Option) (StreamHandler, error) {
 	return build(ctx, env, opts, func(c *core) StreamHandler {
-		a := &catalogapply.Applier{Store: c.store, Log: c.log}
+		a := &catalogapply.Applier{Store: c.store, Log: c.Log}
 		return a.Handle
 	})
 }
@@ -192,8 +172,8 @@ func CatalogApply(ctx context.Context, env Env, opts ...Option) (StreamHandler, 
 // Dispatch builds the dispatcher (DynamoDB stream consumer).
 func Dispatch(ctx context.Context, env Env, opts ...Option) (StreamHandler, error) {
 	return build(ctx, env, opts, func(c *core) StreamHandler {
-		d := &webhook.Dispatcher{Endpoints: c.store.Endpoints(), Deliveries: c.store.Deliveries(), Queue: c.queue(), Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now}
-		o := &outbox.Consumer{Dispatcher: d, Log: c.log}
+		d := &webhook.Dispatcher{Endpoints: c.store.Endpoints(), Deliveries: c.store.Deliveries(), Queue: c.queue(), Log: c.Log, Hooks: c.opts.deliveries, Now: c.opts.now}
+		o := &outbox.Consumer{Dispatcher: d, Log: c.Log}
 		return o.HandleBatch
 	})
 }
@@ -202,26 +182,26 @@ func Dispatch(ctx context.Context, env Env, opts ...Option) (StreamHandler, erro
 // continuations of recoveries.
 func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error) {
 	return build(ctx, env, opts, func(c *core) QueueHandler {
-		cfg := webhook.Config{AutoDisableAfter: c.env.duration(EnvAutoDisableAfter)}
-		if s := c.env.required(EnvRetrySchedule); s != "" {
+		cfg := webhook.Config{AutoDisableAfter: c.Vars.Duration(EnvAutoDisableAfter)}
+		if s := c.Vars.Required(EnvRetrySchedule); s != "" {
 			sched, err := webhook.ParseSchedule(s)
 			if err != nil {
-				c.env.bad(EnvRetrySchedule, err)
+				c.Vars.Bad(EnvRetrySchedule, err)
 			}
 			cfg.Schedule = sched
 		}
 		q := c.queue()
-		q.DeadLetterURL = c.env.required(EnvDeadLetterQueueURL)
+		q.DeadLetterURL = c.Vars.Required(EnvDeadLetterQueueURL)
 		d := &webhook.Deliverer{
 			Deliveries: c.store.Deliveries(), Endpoints: c.store.Endpoints(), Queue: q,
-			Scheduler: &awsqueue.Scheduler{Client: c.scheduler(), Group: c.env.required(EnvScheduleGroup), QueueURL: c.env.required(EnvDeliveryQueueURL), QueueARN: c.env.required(EnvDeliveryQueueARN), RoleARN: c.env.required(EnvSchedulerRoleARN)},
-			Poster:    webhook.NewSender(c.guard(), c.env.duration(EnvConnectTimeout), c.env.duration(EnvReadTimeout)),
-			Config:    cfg, Log: c.log, Hooks: c.opts.deliveries, Now: c.opts.now,
-			Announcer: &webhook.Announcer{Events: c.store.HealthEvents(), Log: c.log},
+			Scheduler: &awsqueue.Scheduler{Client: c.scheduler(), Group: c.Vars.Required(EnvScheduleGroup), QueueURL: c.Vars.Required(EnvDeliveryQueueURL), QueueARN: c.Vars.Required(EnvDeliveryQueueARN), RoleARN: c.Vars.Required(EnvSchedulerRoleARN)},
+			Poster:    webhook.NewSender(c.guard(), c.Vars.Duration(EnvConnectTimeout), c.Vars.Duration(EnvReadTimeout)),
+			Config:    cfg, Log: c.Log, Hooks: c.opts.deliveries, Now: c.opts.now,
+			Announcer: &webhook.Announcer{Events: c.store.HealthEvents(), Log: c.Log},
 		}
-		rc := &webhook.Recoverer{Deliveries: c.store.Deliveries(), Recoveries: c.store.Recoveries(), NewID: api.NewRecoveryID, Pace: c.env.pace(EnvRecoveryPace)}
-		cont := &webhook.Continuer{Recoverer: rc, Endpoints: c.store.Endpoints(), Log: c.log, Now: c.opts.now}
-		consumer := &awsqueue.Consumer{Handle: cont.Route(d.HandleBatch), SQS: q.SQS, QueueURL: q.URL, Log: c.log}
+		rc := &webhook.Recoverer{Deliveries: c.store.Deliveries(), Recoveries: c.store.Recoveries(), NewID: api.NewRecoveryID, Pace: pace(c.Vars, EnvRecoveryPace)}
+		cont := &webhook.Continuer{Recoverer: rc, Endpoints: c.store.Endpoints(), Log: c.Log, Now: c.opts.now}
+		consumer := &awsqueue.Consumer{Handle: cont.Route(d.HandleBatch), SQS: q.SQS, QueueURL: q.URL, Log: c.Log}
 		return consumer.HandleBatch
 	})
 }
@@ -231,9 +211,9 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 func Redrive(ctx context.Context, env Env, opts ...Option) (InvokeHandler, error) {
 	return build(ctx, env, opts, func(c *core) InvokeHandler {
 		q := c.queue()
-		q.DeadLetterURL = c.env.required(EnvDeadLetterQueueURL)
-		r := &webhook.Redriver{DeadLetters: q, Deliveries: c.store.Deliveries(), Log: c.log}
-		return invoke(c.log, r.Redrive)
+		q.DeadLetterURL = c.Vars.Required(EnvDeadLetterQueueURL)
+		r := &webhook.Redriver{DeadLetters: q, Deliveries: c.store.Deliveries(), Log: c.Log}
+		return invoke(c.Log, r.Redrive)
 	})
 }
 
@@ -241,6 +221,6 @@ func Redrive(ctx context.Context, env Env, opts ...Option) (InvokeHandler, error
 func Admin(ctx context.Context, env Env, opts ...Option) (InvokeHandler, error) {
 	return build(ctx, env, opts, func(c *core) InvokeHandler {
 		a := &admin.Admin{Store: c.store}
-		return invoke(c.log, a.Do)
+		return invoke(c.Log, a.Do)
 	})
 }

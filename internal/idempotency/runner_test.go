@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/idempotency"
 	"github.com/botix/public-api/internal/idempotency/idempotencytest"
+	kittest "github.com/botix/public-api/sdk/go/webhook/webhooktest" // the one settable clock
 )
 
 func TestInMemoryStoreMeetsTheContract(t *testing.T) {
@@ -46,27 +46,14 @@ func answer(requestID string, err error) (idempotency.Response, bool) {
 type fixture struct {
 	store  *idempotencytest.Store
 	runner *idempotency.Runner
-	now    time.Time
-	mu     sync.Mutex
+	clock  *kittest.Clock
 	runs   atomic.Int32
 }
 
 func newFixture() *fixture {
-	f := &fixture{store: &idempotencytest.Store{}, now: time.Now()}
-	f.runner = &idempotency.Runner{Store: f.store, Answer: answer, Log: slog.New(slog.DiscardHandler), Now: f.clock}
+	f := &fixture{store: &idempotencytest.Store{}, clock: kittest.NewClock(time.Now())}
+	f.runner = &idempotency.Runner{Store: f.store, Answer: answer, Log: slog.New(slog.DiscardHandler), Now: f.clock.Now}
 	return f
-}
-
-func (f *fixture) clock() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *fixture) advance(d time.Duration) {
-	f.mu.Lock()
-	f.now = f.now.Add(d)
-	f.mu.Unlock()
 }
 
 func (f *fixture) create(name string) idempotency.Operation {
@@ -256,7 +243,7 @@ func TestRunnerCrashAtEveryStep(t *testing.T) {
 					break
 				}
 				if apierr.Is(err, apierr.IdempotencyKeyInProgress) {
-					f.advance(11 * time.Second) // the lease of a crashed capture ends with its deadline
+					f.clock.Advance(11 * time.Second) // the lease of a crashed capture ends with its deadline
 				}
 			}
 			if err != nil || resp.Status != 201 {
@@ -321,7 +308,7 @@ func TestRunnerFencing(t *testing.T) {
 			<-late
 			return f.create("ivan")(ctx)
 		}
-		ctx, cancel := context.WithDeadline(context.Background(), f.clock().Add(10*time.Second))
+		ctx, cancel := context.WithDeadline(context.Background(), f.clock.Now().Add(10*time.Second))
 		defer cancel()
 		done := make(chan struct{})
 		go func() {
@@ -329,7 +316,7 @@ func TestRunnerFencing(t *testing.T) {
 			close(done)
 		}()
 		<-blocked
-		f.advance(11 * time.Second)
+		f.clock.Advance(11 * time.Second)
 		taker, err := f.run(context.Background(), request("k", "fp"), f.create("ivan"))
 		if err != nil || taker.Status != 201 {
 			t.Fatalf("taker: %+v %v", taker, err)
@@ -345,13 +332,13 @@ func TestRunnerFencing(t *testing.T) {
 	})
 	t.Run("the taker still runs: the late request is told to retry, and the taker commits", func(t *testing.T) {
 		f := newFixture()
-		ctx, cancel := context.WithDeadline(context.Background(), f.clock().Add(10*time.Second))
+		ctx, cancel := context.WithDeadline(context.Background(), f.clock.Now().Add(10*time.Second))
 		defer cancel()
 		takerInside, takerGo, takerDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
 		var takerResp idempotency.Response
 		var takerErr error
 		lateOp := func(ctx context.Context) (idempotency.Outcome, error) {
-			f.advance(11 * time.Second) // the late request's lease is over
+			f.clock.Advance(11 * time.Second) // the late request's lease is over
 			go func() {
 				takerResp, takerErr = f.run(context.Background(), request("k", "fp"), func(ctx context.Context) (idempotency.Outcome, error) {
 					close(takerInside)

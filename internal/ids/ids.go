@@ -44,7 +44,10 @@ var (
 )
 
 // NewULID returns a ULID for time t. Within one process ULIDs minted in the
-// same millisecond are strictly increasing, so ids never tie.
+// same millisecond one after another are strictly increasing, so ids never
+// tie. A ULID minted for another millisecond in between draws fresh
+// entropy: the first millisecond's later ULIDs are then ordered among
+// themselves, not after its earlier ones.
 func NewULID(t time.Time) ulid.ULID {
 	mu.Lock()
 	defer mu.Unlock()

@@ -1,9 +1,10 @@
 // Package webhook is pillar 3: webhooks with retries and a dead-letter
 // queue. It holds the rules — the delivery and endpoint model (statuses,
 // claims, attempts, secrets and their rotation), request signing
-// (X-Botix-Signature and Standard Webhooks), the retry schedule and how
-// each answer is classified, Retry-After, thin payloads, which addresses a
-// webhook may never reach — and the orchestration that applies them:
+// (X-Botix-Signature and Standard Webhooks, by the receiver kit's Sign),
+// the retry schedule and how each answer is classified, Retry-After, thin
+// payloads, which addresses a webhook may never reach — and the
+// orchestration that applies them:
 //
 //   - Dispatcher: an outbox event becomes one delivery per target endpoint
 //     and one delivery queue message (a delivery request, one message).

@@ -2,7 +2,6 @@ package webhook_test
 
 import (
 	"context"
-	"crypto/hmac"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	kit "github.com/botix/public-api/sdk/go/webhook"
 	kittest "github.com/botix/public-api/sdk/go/webhook/webhooktest"
 
 	"github.com/botix/public-api/internal/domain"
@@ -144,14 +144,16 @@ func TestDelivererTransitions(t *testing.T) {
 			t.Fatalf("delivery %+v, schedules %v, dead %v", got, p.scheduler.All(), p.queue.Dead())
 		}
 		posted := p.poster.Posted()[0]
-		key, _ := webhook.SecretKey(ep.Secrets[0].Value)
-		if posted.Headers[webhook.HeaderSignature] != webhook.BotixSignature(key, posted.Body) {
-			t.Fatal("X-Botix-Signature missing or wrong")
-		}
 		ts, _ := strconv.ParseInt(posted.Headers[webhook.HeaderTimestamp], 10, 64)
-		std := webhook.StandardSignature(key, posted.Headers[webhook.HeaderID], ts, posted.Body)
-		if !hmac.Equal([]byte(posted.Headers[webhook.HeaderStdSig]), []byte(std)) || posted.Headers[webhook.HeaderID] != got.EventID {
-			t.Fatalf("webhook-signature %q, want %q", posted.Headers[webhook.HeaderStdSig], std)
+		want, err := kit.Sign([]string{ep.Secrets[0].Value}, got.EventID, ts, posted.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if posted.Headers[webhook.HeaderSignature] != want.Get(webhook.HeaderSignature) {
+			t.Fatalf("X-Botix-Signature %q, want %q", posted.Headers[webhook.HeaderSignature], want.Get(webhook.HeaderSignature))
+		}
+		if posted.Headers[webhook.HeaderStdSig] != want.Get(webhook.HeaderStdSig) || posted.Headers[webhook.HeaderID] != got.EventID {
+			t.Fatalf("webhook-signature %q of %s, want %q of %s", posted.Headers[webhook.HeaderStdSig], posted.Headers[webhook.HeaderID], want.Get(webhook.HeaderStdSig), got.EventID)
 		}
 		if posted.Headers[webhook.HeaderAttempt] != "1" || posted.Headers[webhook.HeaderEvent] != domain.EventContactCreated || !strings.HasPrefix(posted.Headers[webhook.HeaderRequestID], "req_") {
 			t.Fatalf("headers %v", posted.Headers)

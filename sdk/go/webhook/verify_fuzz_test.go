@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,8 +18,10 @@ import (
 // FuzzVerify: whatever the headers and body, Verify never panics, and it
 // accepts only a request that carries a correct signature of exactly that
 // body (and, for the timestamped scheme, that id and timestamp) with one of
-// the secrets — checked here by an HMAC computed independently of the kit.
-// The seeds are the shared vectors, each also with its body changed.
+// the secrets — checked here by an HMAC computed independently of the kit;
+// and what Sign makes for that id, timestamp and body it accepts, and
+// refuses for any other body. The seeds are the shared vectors, each also
+// with its body changed.
 func FuzzVerify(f *testing.F) {
 	vs := vectors(f)
 	for _, v := range vs {
@@ -36,8 +39,17 @@ func FuzzVerify(f *testing.F) {
 		}
 		ts, _ := strconv.ParseInt(timestamp, 10, 64)
 		now := time.Unix(ts, 0)
-		err := webhook.Verifier{Secrets: secrets, AllowLegacy: allowLegacy}.Verify(h, []byte(body), now)
+		signed, err := webhook.Sign(secrets, id, ts, []byte(body))
 		if err != nil {
+			t.Fatalf("Sign: %v", err)
+		}
+		if err := webhook.Verify(secrets, signed, []byte(body), now); err != nil {
+			t.Fatalf("Verify refuses what Sign made for id %q, timestamp %d and body %q: %v", id, ts, body, err)
+		}
+		if err := webhook.Verify(secrets, signed, []byte(body+"x"), now); !errors.Is(err, webhook.ErrBadSignature) {
+			t.Fatalf("Verify of what Sign made for body %q, with another body: %v, want ErrBadSignature", body, err)
+		}
+		if err := (webhook.Verifier{Secrets: secrets, AllowLegacy: allowLegacy}).Verify(h, []byte(body), now); err != nil {
 			return
 		}
 		if h.Get("webhook-signature") != "" {

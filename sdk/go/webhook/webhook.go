@@ -18,14 +18,12 @@
 // by a Verifier with AllowLegacy, for requests that lack webhook-signature.
 //
 // The HMAC key is the base64 part of the endpoint secret ("whsec_<base64>").
-// Delivery is at-least-once: de-duplicate on the event id.
+// Delivery is at-least-once: de-duplicate on the event id. Sign makes the
+// headers BOTIX sends, for a receiver's tests.
 package webhook
 
 import (
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -150,12 +148,7 @@ func (v Verifier) verifyStandard(keys [][]byte, header http.Header, body []byte,
 			candidates = append(candidates, sig)
 		}
 	}
-	signed := func(k []byte) []byte {
-		m := hmac.New(sha256.New, k)
-		m.Write([]byte(id + "." + strconv.FormatInt(ts, 10) + "."))
-		m.Write(body)
-		return []byte(base64.StdEncoding.EncodeToString(m.Sum(nil)))
-	}
+	signed := func(k []byte) []byte { return []byte(standardMAC(k, id, ts, body)) }
 	if !anyMatch(keys, signed, candidates) {
 		return ErrBadSignature
 	}
@@ -175,22 +168,4 @@ func anyMatch(keys [][]byte, expected func([]byte) []byte, candidates []string) 
 		}
 	}
 	return ok
-}
-
-func hexMAC(k, body []byte) string {
-	m := hmac.New(sha256.New, k)
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-func key(secret string) ([]byte, error) {
-	raw, ok := strings.CutPrefix(secret, "whsec_")
-	if !ok {
-		return nil, ErrBadSecret
-	}
-	k, err := base64.StdEncoding.DecodeString(raw)
-	if err != nil || len(k) == 0 {
-		return nil, ErrBadSecret
-	}
-	return k, nil
 }

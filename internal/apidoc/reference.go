@@ -1,4 +1,4 @@
-package api
+package apidoc
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/botix/public-api/internal/apidoc"
 	"github.com/botix/public-api/internal/dashboard"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/pagination"
@@ -28,7 +27,7 @@ type Reference struct {
 
 // Served is a rendered document with how it is answered.
 type Served struct {
-	apidoc.Document
+	Document
 	ContentType string
 	// Header is added to the answer (the HTML page's security headers).
 	Header http.Header
@@ -36,10 +35,10 @@ type Served struct {
 
 // The routes of the documents, as template.yaml declares them.
 const (
-	RouteOpenAPI        = "GET " + apidoc.OpenAPIPath
-	RouteErrorCodes     = "GET " + apidoc.ErrorCodesPath
-	RouteErrorCodesPage = "GET " + apidoc.ErrorCodesPagePath
-	RouteChangelog      = "GET " + apidoc.ChangelogPath
+	RouteOpenAPI        = "GET " + OpenAPIPath
+	RouteErrorCodes     = "GET " + ErrorCodesPath
+	RouteErrorCodesPage = "GET " + ErrorCodesPagePath
+	RouteChangelog      = "GET " + ChangelogPath
 )
 
 // RenderReference renders every document of the Reference routes; offset
@@ -47,19 +46,19 @@ const (
 // announces. Links between the documents are relative to the API's base
 // URL, so that they are the same on every request.
 func RenderReference(offset pagination.Offset) (map[string]Served, error) {
-	openapi, err := apidoc.Load()
+	openapi, err := Load()
 	if err != nil {
 		return nil, err
 	}
-	codes, err := apidoc.ErrorCodesJSON()
+	codes, err := ErrorCodesJSON()
 	if err != nil {
 		return nil, err
 	}
-	page, err := apidoc.ErrorCodesPage()
+	page, err := ErrorCodesPage()
 	if err != nil {
 		return nil, err
 	}
-	feed, err := apidoc.Feed(offset)
+	feed, err := Feed(offset)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +75,7 @@ func (d *Reference) forServer(base string) (Served, error) {
 	if v, ok := d.served.Load(base); ok {
 		return v.(Served), nil
 	}
-	doc, err := apidoc.ForServer(base)
+	doc, err := ForServer(base)
 	if err != nil {
 		return Served{}, err
 	}
@@ -100,7 +99,7 @@ func (d *Reference) Serve(_ context.Context, r *httpapi.Request) (*httpapi.Respo
 	}
 	if !ok {
 		// API Gateway routes only the template's routes here: a wiring bug.
-		return nil, fmt.Errorf("api: the reference function serves no route %q", r.Route)
+		return nil, fmt.Errorf("apidoc: the reference function serves no route %q", r.Route)
 	}
 	resp := httpapi.Revalidated(r, doc.ContentType, doc.Body, doc.ETag, "public, max-age=300")
 	for k, v := range doc.Header {
