@@ -238,7 +238,7 @@ const freshEnough = time.Second
 // many as are free, with one conditional write (a lost race returns the
 // slots as they are, and it tries the free ones again); the deliveries
 // beyond the slots it got run after them in turn. With every slot busy it
-// defers the batch for BusyWait, keeping each delivery's place.
+// defers the batch for busyWait, keeping each delivery's place.
 func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan []Admission, now, until time.Time) (Leases, error) {
 	n := 0
 	for _, a := range plan {
@@ -279,15 +279,15 @@ func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan
 		if a.Run {
 			// All in one second, so that they come back together, as one
 			// batch that takes its slots with one write.
-			plan[k] = Admission{Wait: BusyWait, Start: a.Start}
+			plan[k] = Admission{Wait: busyWait, Start: a.Start}
 		}
 	}
 	return nil, nil
 }
 
-// BusyWait is how long a batch that found every concurrency slot busy is
+// busyWait is how long a batch that found every concurrency slot busy is
 // deferred.
-const BusyWait = time.Second
+const busyWait = time.Second
 
 // throttle records that the receiver asked the endpoint to slow down: it
 // pauses the endpoint for retryAfter and lowers its rate (PlanThrottle),
