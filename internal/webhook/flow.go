@@ -336,21 +336,14 @@ func PlanStarts(e Endpoint, f Flow, starts []Start, now time.Time) []Admission {
 	return out
 }
 
-// LeaseShare is the part of an endpoint's free concurrency slots (as last
-// seen) one batch takes: batches that arrive together race for the same
-// slots, and a write that asks for all of them loses to any other.
-const LeaseShare = 4
-
 // PlanLeases picks the concurrency slots for n deliveries of a batch from
-// the endpoint's free ones (as last seen): a LeaseShare-th of them, at least
-// one, at random so that batches racing for them rarely pick the same (the
-// batch's deliveries beyond them run after them in turn); until is when the
-// leases end.
+// the endpoint's free ones (as last seen), at random so that batches
+// racing for them rarely pick the same; until is when the leases end.
 func PlanLeases(e Endpoint, n int, now, until time.Time, rnd *rand.Rand) Leases {
 	free := e.freeSlots(now.UnixMilli())
 	rnd.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
 	take := Leases{}
-	for _, s := range free[:min(n, max(1, len(free)/LeaseShare), len(free))] {
+	for _, s := range free[:min(n, len(free))] {
 		take[s] = until.UnixMilli()
 	}
 	return take
