@@ -309,6 +309,7 @@ var readmeFigures = []figure{
 	{"the concurrency's bounds", regexp.MustCompile("`max_concurrency` \\| 1 to (\\d+)"), webhook.MaxMaxConcurrency, nil},
 	{"the adaptive start", regexp.MustCompile(`it starts from (\d+) per\s+second`), int(webhook.AdaptiveStartRate), nil},
 	{"how late a number may be taken", regexp.MustCompile(`later\s+than\s+its\s+start\s+by\s+more\s+than\s+(\d+ ms)`), webhook.Late, nil},
+	{"a busy batch's wait", regexp.MustCompile(`finds every slot busy\s+comes back (\d+ s) later`), webhook.BusyWait, nil},
 	{"the wait within the deliver function", regexp.MustCompile(`[Aa] start within (\d+ s) is waited\s+for`), webhook.Nearby, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \((\d+ s)\), read timeout \(\d+ s\)`), webhook.DefaultConnectTimeout, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \(\d+ s\), read timeout \((\d+ s)\)`), webhook.DefaultReadTimeout, nil},

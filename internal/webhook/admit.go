@@ -229,16 +229,17 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 }
 
 // freshEnough is how old a view of an endpoint's leases may be for a batch
-// that finds every slot busy in it to be deferred without looking again: a
-// second, so that a busy endpoint is read about once a second per instance,
-// not once per batch (the view a lost lease write returns is fresh too).
-const freshEnough = time.Second
+// that finds every slot busy in it to be deferred without looking again:
+// as long as the view is kept, so that a busy endpoint is read when the
+// view ends, not once per batch (a lost lease write returns the leases as
+// they are, and a release updates the view of the instance that made it).
+const freshEnough = endpointCacheTTL
 
 // lease takes a concurrency slot for each delivery of plan that runs, as
 // many as are free, with one conditional write (a lost race returns the
 // slots as they are, and it tries the free ones again); the deliveries
 // beyond the slots it got run after them in turn. With every slot busy it
-// defers the batch for busyWait, keeping each delivery's place.
+// defers the batch for BusyWait, keeping each delivery's place.
 func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan []Admission, now, until time.Time) (Leases, error) {
 	n := 0
 	for _, a := range plan {
@@ -279,15 +280,15 @@ func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan
 		if a.Run {
 			// All in one second, so that they come back together, as one
 			// batch that takes its slots with one write.
-			plan[k] = Admission{Wait: busyWait, Start: a.Start}
+			plan[k] = Admission{Wait: BusyWait, Start: a.Start}
 		}
 	}
 	return nil, nil
 }
 
-// busyWait is how long a batch that found every concurrency slot busy is
+// BusyWait is how long a batch that found every concurrency slot busy is
 // deferred.
-const busyWait = time.Second
+const BusyWait = time.Second
 
 // throttle records that the receiver asked the endpoint to slow down: it
 // pauses the endpoint for retryAfter and lowers its rate (PlanThrottle),
