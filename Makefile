@@ -82,6 +82,7 @@ lint: $(PROGRESS)
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(PROGRESS) -label "npx @redocly/cli lint (the first run fetches it)" -- npx --yes @redocly/cli@2.77.0 lint --config redocly.yaml sdk/openapi.yaml
+	npx --yes eslint@10.15.0 --config internal/dashboard/eslint.config.mjs --max-warnings 0 internal/dashboard/static
 
 ## bench: benchmarks against DynamoDB Local (micro-benchmarks, webhook throughput, the noisy neighbour, a soak, the AWS list price per million webhooks and POSTs, 100k-contact pagination, hostile-input fuzzing, the Prism-proxied contract run over generated requests, npm); prints Markdown tables.
 bench:

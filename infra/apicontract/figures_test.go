@@ -3,8 +3,6 @@ package apicontract_test
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/botix/public-api/infra/docs"
 	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
@@ -301,19 +300,22 @@ func TestDocumentPagingLimitsAreTheCodes(t *testing.T) {
 	}
 }
 
-// readmeFigures are the README's statements of the webhook policy and the
-// limits an integrator plans with; each must be found at least once.
+// readmeFigures are the guides' statements of the webhook policy and the
+// limits an integrator plans with; each must be found at least once, and
+// every statement of one, in any file of the documentation, must be true.
 var readmeFigures = []figure{
 	{"the slow-down answers a round takes", regexp.MustCompile(`after (\d+) such answers in one round`), webhook.MaxThrottles, nil},
 	{"the rate limit's bounds", regexp.MustCompile("`rate_limit` \\| 1 to (\\d+)"), webhook.MaxRateLimit, nil},
 	{"the concurrency's bounds", regexp.MustCompile("`max_concurrency` \\| 1 to (\\d+)"), webhook.MaxMaxConcurrency, nil},
 	{"the adaptive start", regexp.MustCompile(`it starts from (\d+) per\s+second`), int(webhook.AdaptiveStartRate), nil},
-	{"the farthest reserved start", regexp.MustCompile(`up to (\d+ minutes) ahead`), webhook.MaxReserve, nil},
+	{"how late a number may be taken", regexp.MustCompile(`later\s+than\s+its\s+start\s+by\s+more\s+than\s+(\d+ ms)`), webhook.Late, nil},
+	{"the wait within the deliver function", regexp.MustCompile(`[Aa] start within (\d+ s) is waited\s+for`), webhook.Nearby, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \((\d+ s)\), read timeout \(\d+ s\)`), webhook.DefaultConnectTimeout, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \(\d+ s\), read timeout \((\d+ s)\)`), webhook.DefaultReadTimeout, nil},
 	{"the pipeline's timeouts", regexp.MustCompile(`POST \(connect (\d+ s), read \d+ s`), webhook.DefaultConnectTimeout, nil},
 	{"the pipeline's timeouts", regexp.MustCompile(`POST \(connect \d+ s, read (\d+ s)`), webhook.DefaultReadTimeout, nil},
 	{"the retry table's schedule", regexp.MustCompile(`attempt n\+1 after ((?:\d+ (?:min|h)(?:, )?)+)`), webhook.DefaultSchedule, nil},
+	{"the schedule the kit's lease is set against", regexp.MustCompile(`default schedule \(((?:\d+ (?:min|h)(?:, )?)+)\)`), webhook.DefaultSchedule, nil},
 	{"the retry table's last attempt", regexp.MustCompile("(?m)^\\| (\\d+) \\| any retryable failure \\| `dead`"), len(webhook.DefaultSchedule) + 1, nil},
 	{"the retry table's first attempts", regexp.MustCompile("(?m)^\\| ((?:\\d+, )+\\d+) \\| connect timeout"), attemptsBeforeTheLast(), nil},
 	{"the attempts the schedule spaces", regexp.MustCompile(`waits before attempts 2\.\.(\d+)`), len(webhook.DefaultSchedule) + 1, nil},
@@ -332,7 +334,7 @@ var readmeFigures = []figure{
 	{"the auto-disable period, by default", regexp.MustCompile(`by default every delivery failed for (\d+ days)`), webhook.DefaultAutoDisableAfter, nil},
 }
 
-// goDurations reads a Go duration list ("1m,15m,1h,24h") of the README's
+// goDurations reads a Go duration list ("1m,15m,1h,24h") of the guides'
 // configuration tables.
 func goDurations(s string) ([]time.Duration, error) {
 	var out []time.Duration
@@ -346,19 +348,15 @@ func goDurations(s string) ([]time.Duration, error) {
 	return out, nil
 }
 
-// TestReadmeFiguresAreTheCodes: the README states the retry schedule,
+// TestReadmeFiguresAreTheCodes: the documentation states the retry schedule,
 // timeouts and limits the code has — in its prose and tables, and in the
 // defaults of its configuration tables (Go durations).
 func TestReadmeFiguresAreTheCodes(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
-	matched := checkFigures(t, map[string]string{"README.md": readme}, readmeFigures, false)
+	all := docs.All(t)
+	matched := checkFigures(t, all, readmeFigures, false)
 	for _, r := range readmeFigures {
 		if matched[r.name] == 0 {
-			t.Errorf("README.md no longer states %s (%s): fix the README or the rule", r.name, r.phrase)
+			t.Errorf("the documentation no longer states %s (%s): fix the guide or the rule", r.name, r.phrase)
 		}
 	}
 	// A configuration row names its variable (or the template's
@@ -374,22 +372,28 @@ func TestReadmeFiguresAreTheCodes(t *testing.T) {
 	}
 	goDuration := regexp.MustCompile(`\b\d+(?:ms|s|m|h)(?:,\d+(?:ms|s|m|h))*\b`)
 	for _, c := range configs {
-		rows := c.names.FindAllStringSubmatch(readme, -1)
+		var rows [][]string
+		for _, name := range docs.ReadingOrder {
+			for _, row := range c.names.FindAllStringSubmatch(all[name], -1) {
+				rows = append(rows, append(row, name))
+			}
+		}
 		if len(rows) == 0 {
-			t.Errorf("README.md has no configuration row %s", c.names)
+			t.Errorf("the documentation has no configuration row %s", c.names)
 		}
 		for _, row := range rows {
+			at := row[len(row)-1]
 			tokens := goDuration.FindAllString(row[1], len(c.want))
 			if len(tokens) < len(c.want) {
-				t.Errorf("README.md: %q states no default", row[0])
+				t.Errorf("%s: %q states no default", at, row[0])
 				continue
 			}
 			for i, tok := range tokens {
 				ds, err := goDurations(tok)
 				if err != nil {
-					t.Errorf("README.md: %q: %v", row[0], err)
+					t.Errorf("%s: %q: %v", at, row[0], err)
 				} else if !same(ds, c.want[i]) {
-					t.Errorf("README.md: %q says %s; the code says %v", row[0], tok, c.want[i])
+					t.Errorf("%s: %q says %s; the code says %v", at, row[0], tok, c.want[i])
 				}
 			}
 		}

@@ -1,20 +1,18 @@
 package awsemu
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/botix/public-api/infra/docs"
 )
 
-// The README states fair queueing's rules as the emulator applies them.
+// The integrators' guide states fair queueing's rules as the emulator
+// applies them.
 func TestReadmeStatesTheFairQueueRules(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := strings.Join(strings.Fields(string(b)), " ")
+	readme := strings.Join(strings.Fields(docs.Read(t, docs.Integrators)), " ")
 	share := strconv.Itoa(int(noisyShare*100)) + " %"
 	for _, want := range []string{
 		"more than " + share + " of the queue's in-flight messages and at least " + strconv.Itoa(noisyMinInFlight) + " of its own",
@@ -23,10 +21,10 @@ func TestReadmeStatesTheFairQueueRules(t *testing.T) {
 		"a one-minute time constant",
 	} {
 		if !strings.Contains(readme, want) {
-			t.Errorf("README.md does not say %q", want)
+			t.Errorf("%s does not say %q", docs.Integrators, want)
 		}
 	}
 	if processingWindow != time.Minute {
-		t.Errorf("the README says recent processing time fades with a one-minute time constant; it is %s", processingWindow)
+		t.Errorf("the guide says recent processing time fades with a one-minute time constant; it is %s", processingWindow)
 	}
 }

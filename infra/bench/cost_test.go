@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/botix/public-api/infra/docs"
 	"github.com/botix/public-api/infra/template"
 )
 
@@ -142,23 +141,16 @@ func TestThePriceFileMatchesTheTemplate(t *testing.T) {
 	}
 }
 
-// The README's price figures name the price table they were computed with:
+// The price figures of the contributors' guide name the price table they
+// were computed with:
 // its file, region and date.
 func TestTheREADMENamesThePriceTable(t *testing.T) {
 	p, err := LoadPrices()
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, err := template.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := fmt.Sprintf("`infra/bench/prices.json`** (%s, taken %s;", p.Region, p.Taken)
-	if !strings.Contains(string(b), want) {
-		t.Errorf("README.md does not name the price table as %q", want)
+	if !strings.Contains(docs.Read(t, docs.Contributors), want) {
+		t.Errorf("%s does not name the price table as %q", docs.Contributors, want)
 	}
 }

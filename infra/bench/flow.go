@@ -22,11 +22,13 @@ import (
 // FlowConfig sizes the flow-control benchmarks.
 type FlowConfig struct {
 	// Adaptive is how many webhooks go to a receiver that takes
-	// AcceptRate requests per second and answers 429 beyond.
+	// AcceptRate requests per second and answers 429 beyond (0: that
+	// benchmark is skipped).
 	Adaptive   int
 	AcceptRate int
 	// Recovered is how many dead deliveries one recover call sends to a
-	// receiver that takes Latency per request, through MaxConcurrency.
+	// receiver that takes Latency per request, through MaxConcurrency (0:
+	// skipped).
 	Recovered      int
 	Latency        time.Duration
 	MaxConcurrency int
@@ -51,8 +53,13 @@ func Flow(ctx context.Context, endpoint string, cfg FlowConfig, out io.Writer) e
 	if err != nil {
 		return err
 	}
-	if err := adaptive(ctx, endpoint, tpl, cfg, out); err != nil {
-		return err
+	if cfg.Adaptive > 0 {
+		if err := adaptive(ctx, endpoint, tpl, cfg, out); err != nil {
+			return err
+		}
+	}
+	if cfg.Recovered == 0 {
+		return nil
 	}
 	return concurrency(ctx, endpoint, tpl, cfg, out)
 }

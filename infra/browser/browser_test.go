@@ -113,7 +113,36 @@ func (s *system) owner(t *testing.T) *owner {
 		t.Fatalf("open a tab: %v", err)
 	}
 	o := &owner{t: t, sys: s, key: key, tab: tab}
+	failUncaught(t, tab)
 	return o
+}
+
+// failUncaught fails the test at its end when a script of the tab threw
+// an exception that nothing caught (a promise rejection no code handled
+// included): an error in a module the steps did not look at.
+func failUncaught(t *testing.T, tab context.Context) {
+	var uncaught []string // read once the reader is done
+	ctx, stop := context.WithCancel(tab)
+	done := make(chan struct{})
+	messages := chromedp.Console(ctx)
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() {
+				uncaught = append(uncaught, m.String())
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		stop()
+		<-done
+		for _, m := range uncaught {
+			t.Errorf("the dashboard threw, uncaught: %s", m)
+		}
+	})
 }
 
 // do runs browser steps, failing the test with a screenshot on error.
@@ -152,11 +181,11 @@ func (o *owner) waitFor(cond string) {
 	o.do(chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(40*time.Second)))
 }
 
-// readmeScreenshots are the screenshots the README shows.
+// readmeScreenshots are the screenshots docs/integrators.md shows.
 var readmeScreenshots = map[string]bool{"overview": true, "delivery-detail": true, "dead-letter": true}
 
 // screenshot saves the visible page as PNG into the test output folder
-// and, under `make screenshots`, into the README's folder too.
+// and, under `make screenshots`, into the folder the guide shows them from.
 func (o *owner) screenshot(name string) {
 	ctx, cancel := context.WithTimeout(o.tab, 10*time.Second)
 	defer cancel()

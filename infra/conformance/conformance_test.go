@@ -27,6 +27,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/botix/public-api/infra/ddblocal"
+	"github.com/botix/public-api/infra/docs"
 	"github.com/botix/public-api/infra/faultproxy"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
@@ -60,7 +61,8 @@ type SDK struct {
 	Install   string
 }
 
-// SDKs are the SDKs every scenario runs with, in the README table's order.
+// SDKs are the SDKs every scenario runs with, in the order of the table of
+// docs/integrators.md.
 var SDKs = []SDK{
 	{Dir: "go", Name: "Go", Needs: []string{"go"}, Install: "Go 1.26"},
 	{Dir: "node", Name: "Node", Needs: []string{"node", "npm"}, Install: "Node.js 20 or later, with npm"},
@@ -467,15 +469,12 @@ func checkSchemas(r *run) {
 	}
 }
 
-// TestReadmeTable: the README's table of SDKs and scenarios is this list, in
-// its order, with every SDK a column: what TestConformance runs.
+// TestReadmeTable: the integrators' guide's table of SDKs and scenarios is
+// this list, in its order, with every SDK a column: what TestConformance
+// runs.
 func TestReadmeTable(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := ReadmeTable(Scenarios(t)); !strings.Contains(string(readme), want) {
-		t.Errorf("README.md lacks the conformance table; put this in its SDKs section:\n%s", want)
+	if want := ReadmeTable(Scenarios(t)); !strings.Contains(docs.Read(t, docs.Integrators), want) {
+		t.Errorf("%s lacks the conformance table; put this in its SDKs section:\n%s", docs.Integrators, want)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/docs"
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
@@ -451,15 +452,12 @@ func TestIterators(t *testing.T) {
 	}
 }
 
-// TestReadmeSDKExamples: each Go block of the README marked
+// TestReadmeSDKExamples: each Go block of the integrators' guide marked
 // "<!-- sdk-example: Name -->" is, verbatim, the function Name of
 // sdk/go/botix/example_test.go, which `go test` runs and checks against its
-// Output comment: the README's code runs as shown.
+// Output comment: the guide's code runs as shown.
 func TestReadmeSDKExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := []byte(docs.Read(t, docs.Integrators))
 	const file = "../../sdk/go/botix/example_test.go"
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -484,7 +482,7 @@ func TestReadmeSDKExamples(t *testing.T) {
 		rest := string(readme[m[1]:])
 		end := strings.Index(rest, "\n"+indent+"```")
 		if end < 0 {
-			t.Fatalf("the README block of %s does not end", name)
+			t.Fatalf("the guide's block of %s does not end", name)
 		}
 		var lines []string
 		for _, l := range strings.Split(rest[:end], "\n") {
@@ -492,14 +490,14 @@ func TestReadmeSDKExamples(t *testing.T) {
 		}
 		want, ok := funcs[name]
 		if !ok {
-			t.Errorf("the README shows %s, which example_test.go does not have", name)
+			t.Errorf("the guide shows %s, which example_test.go does not have", name)
 			continue
 		}
 		if got := strings.Join(lines, "\n"); got != want {
-			t.Errorf("the README's %s is not the example's code:\n%s\n--- the example:\n%s", name, got, want)
+			t.Errorf("the guide's %s is not the example's code:\n%s\n--- the example:\n%s", name, got, want)
 		}
 	}
 	if found == 0 {
-		t.Fatal("no sdk-example block in the README")
+		t.Fatal("no sdk-example block in " + docs.Integrators)
 	}
 }

@@ -22,6 +22,11 @@ func TestDashboardFiles(t *testing.T) {
 	if asset == "" {
 		t.Fatalf("the page loads no hashed app.js: %s", page.Body)
 	}
+	// app.js is an ES module; the modules it imports are named by hash too.
+	module := regexp.MustCompile(`'\./([a-z-]+\.js\?v=[0-9a-f]{12})'`).FindStringSubmatch(string(apitest.Do(t, "GET", rt.URL+asset, nil).Body))
+	if module == nil {
+		t.Fatal("app.js imports no module by its hash")
+	}
 	cases := []struct {
 		name, path string
 		status     int
@@ -30,7 +35,8 @@ func TestDashboardFiles(t *testing.T) {
 		{"the page without a slash", "/dashboard", 200, `<main id="view"`},
 		{"the page with a slash", "/dashboard/", 200, `<main id="view"`},
 		{"a view's link", "/dashboard/deliveries?status=dead", 200, `<main id="view"`},
-		{"the script by its hash", asset, 200, "use strict"},
+		{"the script by its hash", asset, 200, "import "},
+		{"a module it imports", "/dashboard/" + module[1], 200, "export "},
 		{"an unknown file", "/dashboard/nothing.js", 404, `"code":"NOT_FOUND"`},
 	}
 	for _, c := range cases {
@@ -38,6 +44,9 @@ func TestDashboardFiles(t *testing.T) {
 			r := apitest.Do(t, "GET", rt.URL+c.path, nil)
 			if r.Status != c.status || !strings.Contains(string(r.Body), c.body) {
 				t.Fatalf("%d %.200s", r.Status, r.Body)
+			}
+			if ct := r.Header.Get("Content-Type"); strings.Contains(c.path, ".js?") && ct != "text/javascript; charset=utf-8" {
+				t.Errorf("Content-Type %q: a browser runs a module only with a JavaScript type", ct)
 			}
 			csp := r.Header.Get("Content-Security-Policy")
 			for _, want := range []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'"} {

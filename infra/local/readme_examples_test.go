@@ -2,6 +2,8 @@ package local_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,55 +16,209 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/docs"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
-	"github.com/botix/public-api/infra/template"
 )
 
-// readmeBlock is a shell example of the README and what it must do.
-type readmeBlock struct {
+// docBlock is a fenced shell or Go block of the documentation and the
+// <!-- readme-test: ... --> note on the line before it, which says what
+// the test does with it:
+//
+//	expect <statuses>   run it; these are the HTTP statuses it produces
+//	make run            its "[VAR=value ...] make run" lines start a runtime
+//	                    each, fresh, as the reader's would be (a restart
+//	                    discards the data)
+//	not run: <why>      it cannot run here (a deploy, a real AWS account);
+//	                    the rest of the note is the reason
+//	given <names>       (Go) what the block uses but does not define
+//
+// joined by "; ". A Go block marked <!-- sdk-example: Name --> instead is
+// TestReadmeSDKExamples's: the example function it shows runs in go test.
+type docBlock struct {
+	file   string
 	line   int
+	lang   string
 	note   string
 	script string
 }
 
+func (b docBlock) String() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
+
 var (
-	readmeBlockRe = regexp.MustCompile("(?s)(?:<!-- readme-test: ([^>]*?) -->\\n)?```sh\\n(.*?)```")
-	keyLineRe     = regexp.MustCompile(`(?m)^KEY=bx_live_\.\.\..*\n`)
+	noteRe      = regexp.MustCompile(`^\s*<!-- (readme-test|sdk-example): (.*?) -->\s*$`)
+	keyLineRe   = regexp.MustCompile(`(?m)^KEY=bx_live_\.\.\..*\n`)
+	makeRunRe   = regexp.MustCompile(`^((?:[A-Z_]+=\S+\s+)*)make run\s*(?:#.*)?$`)
+	expectLine  = regexp.MustCompile(`(?m)^(?://|#) expect: (.+)$`)
+	runnableSet = map[string]string{"sh": "sh", "bash": "sh", "shell": "sh", "go": "go"}
 )
 
-func readmeBlocks(t *testing.T) []readmeBlock {
+// docBlocks returns the shell and Go blocks of the documentation in the
+// order a reader meets them: the README, then each guide of
+// docs.ReadingOrder.
+func docBlocks(t *testing.T) []docBlock {
 	t.Helper()
-	root, _ := template.Root()
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []readmeBlock
-	for _, m := range readmeBlockRe.FindAllStringSubmatchIndex(string(b), -1) {
-		script := string(b[m[4]:m[5]])
-		if !strings.Contains(script, "curl ") && !strings.Contains(script, "aws --endpoint-url http://127.0.0.1:8081") {
-			continue // not an example against make run
+	var out []docBlock
+	for _, file := range docs.ReadingOrder {
+		lines := strings.Split(docs.Read(t, file), "\n")
+		for i := 0; i < len(lines); i++ {
+			trimmed := strings.TrimLeft(lines[i], " ")
+			if !strings.HasPrefix(trimmed, "```") {
+				continue
+			}
+			indent := len(lines[i]) - len(trimmed)
+			lang := strings.TrimSpace(strings.TrimPrefix(trimmed, "```"))
+			start := i
+			var body []string
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+				l := lines[i]
+				if len(l) >= indent && strings.TrimSpace(l[:indent]) == "" {
+					l = l[indent:]
+				}
+				body = append(body, l)
+			}
+			kind, ok := runnableSet[lang]
+			if !ok {
+				continue // output, JSON, a query: nothing to run
+			}
+			b := docBlock{file: file, line: start + 1, lang: kind, script: strings.Join(body, "\n") + "\n"}
+			if start > 0 {
+				if m := noteRe.FindStringSubmatch(lines[start-1]); m != nil {
+					b.note = m[2]
+					if m[1] == "sdk-example" {
+						b.note = "sdk-example " + m[2]
+					}
+				}
+			}
+			out = append(out, b)
 		}
-		note := ""
-		if m[2] >= 0 {
-			note = string(b[m[2]:m[3]])
-		}
-		out = append(out, readmeBlock{line: strings.Count(string(b[:m[0]]), "\n") + 1, note: note, script: script})
 	}
 	return out
 }
 
-// expectLine is a "# expect: <text>" line of an example: what its output
-// must show.
-var expectLine = regexp.MustCompile(`(?m)^# expect: (.+)$`)
+// blockPlan is what a note asks for.
+type blockPlan struct {
+	expect  []string
+	run     bool
+	makeRun bool
+	notRun  string
+	given   []string
+	example string
+}
 
-// TestReadmeExamples runs the README's examples against make run verbatim,
-// in order, against runtimes configured as make run configures its own
-// (only the ports differ, KEY holds the seeded key, and the AWS CLI gets
-// the local credentials), and checks each block: the HTTP statuses it
-// produces against its <!-- readme-test: expect ... --> note, and its
-// output against its "# expect: <text>" lines, in order.
+func parseNote(note string) (blockPlan, error) {
+	var p blockPlan
+	if note == "" {
+		return p, fmt.Errorf("no <!-- readme-test: ... --> note: every shell and Go block is run or says why not")
+	}
+	if i := strings.Index(note, "not run:"); i >= 0 { // the reason is the rest of the note
+		if p.notRun = strings.TrimSpace(note[i+len("not run:"):]); p.notRun == "" {
+			return p, fmt.Errorf("%q: say why it is not run", note[i:])
+		}
+		note = strings.TrimSuffix(strings.TrimSpace(note[:i]), ";")
+	}
+	if note == "" {
+		return p, nil
+	}
+	for _, f := range strings.Split(note, "; ") {
+		switch {
+		case f == "expect" || strings.HasPrefix(f, "expect "):
+			p.run, p.expect = true, strings.Fields(strings.TrimPrefix(f, "expect"))
+		case f == "make run":
+			p.makeRun = true
+		case strings.HasPrefix(f, "given "):
+			p.given = strings.Fields(strings.TrimPrefix(f, "given "))
+		case strings.HasPrefix(f, "sdk-example "):
+			p.example = strings.TrimPrefix(f, "sdk-example ")
+		default:
+			return p, fmt.Errorf("%q is not a readme-test instruction", f)
+		}
+	}
+	if p.run && p.notRun != "" {
+		return p, fmt.Errorf("run and not run at once")
+	}
+	return p, nil
+}
+
+// readerRuntimes are the runtimes the reader has running, by the port they
+// asked for: `make run` on 8080 unless PORT says otherwise.
+type readerRuntimes struct {
+	t      *testing.T
+	record func(*http.Request, string, int)
+	byPort map[string]*local.Runtime
+	aws    map[string]string // the AWS port asked for beside each port
+}
+
+// start is a reader's `[VAR=value ...] make run`: a fresh runtime
+// configured as make run configures it from those variables.
+func (r *readerRuntimes) start(assignments string) {
+	vars := map[string]string{"PORT": "8080", "AWS_PORT": "8081"}
+	for _, a := range strings.Fields(assignments) {
+		k, v, _ := strings.Cut(a, "=")
+		vars[k] = v
+	}
+	cfg, err := local.MakeRunConfig(func(k string) string { return vars[k] })
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	cfg.OnResponse = r.record
+	rt := localtest.Runtime(r.t, cfg)
+	localtest.Project(r.t, rt, readmeKey)
+	r.byPort[vars["PORT"]], r.aws[vars["PORT"]] = rt, vars["AWS_PORT"]
+}
+
+// replacer maps the addresses the documentation names to the runtimes'
+// and the receivers' free ports; the names of queues and tables to those
+// of the runtime whose AWS endpoint the block names (the first one's when
+// it names none).
+func (r *readerRuntimes) replacer(script string, receivers map[string]string) *strings.Replacer {
+	var pairs []string
+	names := r.byPort["8080"]
+	for port, rt := range r.byPort {
+		u, _ := url.Parse(rt.URL)
+		a, _ := url.Parse(rt.AWSURL)
+		pairs = append(pairs, "127.0.0.1:"+port, u.Host, "127.0.0.1:"+r.aws[port], a.Host)
+		if strings.Contains(script, "127.0.0.1:"+r.aws[port]) {
+			names = rt
+		}
+	}
+	for port, free := range receivers {
+		pairs = append(pairs, "127.0.0.1:"+port, "127.0.0.1:"+free)
+	}
+	if names != nil {
+		for _, id := range names.QueueIDs() {
+			_, arn := names.Queue(id)
+			pairs = append(pairs, "botix-local-"+id, arn[strings.LastIndex(arn, ":")+1:])
+		}
+		for id, name := range names.Tables() {
+			pairs = append(pairs, "--table-name "+id, "--table-name "+name)
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// receiverPorts are the ports the examples' webhook receivers listen on
+// (or, for 9000, where nothing listens): each is given a free port, so
+// that the test needs none of them free.
+var receiverPorts = []string{"9000", "9100"}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// TestReadmeExamples runs every shell and Go block of the README and the
+// guides, in the order a reader runs them, against runtimes configured as
+// make run configures its own (only the ports differ, KEY holds the seeded
+// key, the AWS CLI gets the local credentials): a `make run` block starts a
+// fresh runtime on its port, as the reader's restart would; a block marked
+// "not run" says why. Each block's HTTP statuses are checked against its
+// note and its output against its "# expect: <text>" lines, in order.
 func TestReadmeExamples(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Fatal("the README examples need curl")
@@ -77,82 +233,170 @@ func TestReadmeExamples(t *testing.T) {
 		statuses = append(statuses, strconv.Itoa(status))
 		mu.Unlock()
 	}
-	runtimes := map[string]*local.Runtime{}
-	runtimeFor := func(env string) *local.Runtime {
-		if rt, ok := runtimes[env]; ok {
-			return rt
-		}
-		vars := map[string]string{}
-		if k, v, ok := strings.Cut(env, "="); ok {
-			vars[k] = v
-		}
-		cfg, err := local.MakeRunConfig(func(k string) string { return vars[k] })
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.OnResponse = record
-		rt := localtest.Runtime(t, cfg)
-		localtest.Project(t, rt, readmeKey)
-		runtimes[env] = rt
-		return rt
+	rts := &readerRuntimes{t: t, record: record, byPort: map[string]*local.Runtime{}, aws: map[string]string{}}
+	receivers := map[string]string{}
+	for _, p := range receiverPorts {
+		receivers[p] = freePort(t)
 	}
-	root, err := template.Root()
+	root, err := docs.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range readmeBlocks(t) {
-		if b.note == "" {
-			t.Errorf("README line %d: an example against make run without a <!-- readme-test: ... --> note", b.line)
+	blocks := docBlocks(t)
+	ran := 0
+	for _, b := range blocks {
+		plan, err := parseNote(b.note)
+		if err != nil {
+			t.Errorf("%s: %v", b, err)
 			continue
 		}
-		if strings.HasPrefix(b.note, "skip:") {
+		if plan.makeRun {
+			starts := 0
+			for _, l := range strings.Split(strings.TrimSpace(b.script), "\n") {
+				if m := makeRunRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+					rts.start(m[1])
+					starts++
+				} else if plan.notRun == "" {
+					t.Errorf("%s: %q is not a make run line; say why it is not run (not run: ...)", b, l)
+				}
+			}
+			if starts == 0 {
+				t.Errorf("%s: marked make run without a make run line", b)
+			}
 			continue
 		}
-		env, expect := "", b.note
-		if e, rest, ok := strings.Cut(b.note, "; "); ok && strings.HasPrefix(e, "env ") {
-			env, expect = strings.TrimPrefix(e, "env "), rest
+		if plan.example != "" {
+			if b.lang != "go" {
+				t.Errorf("%s: an sdk-example block must be Go", b)
+			}
+			continue // TestReadmeSDKExamples holds it to the example that go test runs
 		}
-		want := strings.Fields(strings.TrimPrefix(expect, "expect"))
-		rt := runtimeFor(env)
-		if strings.Contains(b.script, "aws ") {
+		if plan.notRun != "" {
+			continue
+		}
+		if len(rts.byPort) == 0 {
+			t.Fatalf("%s: an example before any make run block", b)
+		}
+		if b.lang == "sh" && strings.Contains(b.script, "aws ") {
 			if _, err := exec.LookPath("aws"); err != nil {
-				t.Logf("README line %d: the AWS CLI is not installed; TestRunbookThroughTheLocalAWSEndpoint runs the same calls with the SDK", b.line)
+				t.Logf("%s: the AWS CLI is not installed; TestRunbookThroughTheLocalAWSEndpoint runs the same calls with the SDK", b)
 				continue
 			}
 		}
-		u, _ := url.Parse(rt.URL)
-		a, _ := url.Parse(rt.AWSURL)
-		script := localNames(rt).Replace(strings.NewReplacer("127.0.0.1:8080", u.Host, "127.0.0.1:8081", a.Host).Replace(b.script))
-		script = keyLineRe.ReplaceAllString(script, "")
 		mu.Lock()
 		statuses = nil
 		mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", script)
-		cmd.Dir = root // the README's commands run from the repository's root
-		cmd.Env = append(os.Environ(), "KEY="+readmeKey, "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_DEFAULT_REGION="+local.Region, "AWS_PAGER=")
-		out, err := cmd.CombinedOutput()
-		cancel()
+		var out []byte
+		if b.lang == "go" {
+			out, err = runGoBlock(t, root, b, plan.given, rts.byPort["8080"].URL)
+		} else {
+			script := keyLineRe.ReplaceAllString(rts.replacer(b.script, receivers).Replace(b.script), "")
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", script)
+			cmd.Dir = root // the documentation's commands run from the repository's root
+			cmd.Env = append(os.Environ(), "KEY="+readmeKey, "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_DEFAULT_REGION="+local.Region, "AWS_PAGER=")
+			out, err = cmd.CombinedOutput()
+			cancel()
+		}
+		ran++
 		if err != nil {
-			t.Errorf("README line %d: the example fails: %v\n%s", b.line, err, out)
+			t.Errorf("%s: the example fails: %v\n%s", b, err, out)
 			continue
 		}
 		if missing := missingOutput(string(out), b.script); missing != "" {
-			t.Errorf("README line %d: the example does not print %q, which the README says it does\n%s", b.line, missing, out)
+			t.Errorf("%s: the example does not print %q, which the guide says it does\n%s", b, missing, out)
 		}
 		mu.Lock()
 		got := append([]string(nil), statuses...)
 		mu.Unlock()
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Errorf("README line %d: statuses %v, the README says %v\n%s", b.line, got, want, out)
+		if strings.Join(got, " ") != strings.Join(plan.expect, " ") {
+			t.Errorf("%s: statuses %v, the guide says %v\n%s", b, got, plan.expect, out)
 		}
 	}
+	t.Logf("%d blocks, %d run", len(blocks), ran)
+}
+
+// givens are what a Go block may use without defining it (its note names
+// them): the client, and stand-ins for the integrator's own code.
+var givens = map[string]string{
+	"client":     `client := botix.NewClient(os.Getenv("BOTIX_API_KEY"))`,
+	"pos":        `var pos botix.Position`,
+	"handle":     `handle := func(c botix.Contact) { fmt.Println("handled", c.ID) }`,
+	"checkpoint": `checkpoint := func(pos string) { fmt.Println("checkpoint", pos != "") }`,
+}
+
+// runGoBlock runs a Go block as the body of a function returning error, in
+// a program of a module of its own that requires the SDK (replaced by
+// sdk/go, as an integrator's go get would bring it), against apiURL.
+func runGoBlock(t *testing.T, root string, b docBlock, given []string, apiURL string) ([]byte, error) {
+	t.Helper()
+	dir := t.TempDir()
+	var prelude []string
+	for _, g := range given {
+		src, ok := givens[g]
+		if !ok {
+			t.Fatalf("%s: no given %q", b, g)
+		}
+		prelude = append(prelude, src)
+	}
+	program := `package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/botix/public-api/sdk/go/botix"
+)
+
+var _, _, _ = errors.As, fmt.Sprint, os.Getenv
+
+func main() {
+	if err := run(context.Background()); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context) error {
+` + strings.Join(prelude, "\n") + "\n" + b.script + `	return nil
+}
+`
+	sdk := filepath.Join(root, "sdk", "go")
+	sum, err := os.ReadFile(filepath.Join(sdk, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuid := regexp.MustCompile(`github.com/google/uuid v\S+`).FindString(readFile(t, filepath.Join(sdk, "go.mod")))
+	mod := "module example.com/guideexample\n\ngo 1.23\n\nrequire (\n\tgithub.com/botix/public-api/sdk/go v0.0.0\n\t" + uuid + "\n)\n\nreplace github.com/botix/public-api/sdk/go => " + sdk + "\n"
+	for name, data := range map[string]string{"main.go": program, "go.mod": mod, "go.sum": string(sum)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "run", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "BOTIX_API_URL="+apiURL, "BOTIX_API_KEY="+readmeKey)
+	return cmd.CombinedOutput()
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 const readmeKey = "bx_readme_example_key_0123456789"
 
-// missingOutput returns the first "# expect:" text of script that out does
-// not show (after the previous one), "" when all are there.
+// missingOutput returns the first "# expect:" (in Go "// expect:") text of
+// script that out does not show (after the previous one), "" when all are
+// there.
 func missingOutput(out, script string) string {
 	for _, m := range expectLine.FindAllStringSubmatch(script, -1) {
 		i := strings.Index(out, m[1])
@@ -162,19 +406,4 @@ func missingOutput(out, script string) string {
 		out = out[i+len(m[1]):]
 	}
 	return ""
-}
-
-// localNames maps the names make run gives queues and tables to the names
-// this runtime gave them (tests share one DynamoDB Local, so their tables
-// carry a prefix).
-func localNames(rt *local.Runtime) *strings.Replacer {
-	var pairs []string
-	for _, id := range rt.QueueIDs() {
-		_, arn := rt.Queue(id)
-		pairs = append(pairs, "botix-local-"+id, arn[strings.LastIndex(arn, ":")+1:])
-	}
-	for id, name := range rt.Tables() {
-		pairs = append(pairs, "--table-name "+id, "--table-name "+name)
-	}
-	return strings.NewReplacer(pairs...)
 }

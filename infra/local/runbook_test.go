@@ -69,7 +69,7 @@ func invoke(t *testing.T, client *lambda.Client, fn string, payload any, out any
 	}
 }
 
-// TestRunbookThroughTheLocalAWSEndpoint walks the README's runbook with the
+// TestRunbookThroughTheLocalAWSEndpoint walks docs/operators.md's runbook with the
 // AWS SDK for Go against `make run`'s AWS endpoint: projects and keys from
 // the admin function, tenant isolation between two projects, both dead-
 // letter redrives, and the attempt-log query on DynamoDB.

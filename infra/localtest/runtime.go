@@ -71,7 +71,7 @@ func Project(t testing.TB, rt *local.Runtime, apiKey string) (string, string) {
 	return resp.Project.ID, resp.APIKey
 }
 
-// AWSConfig is what the AWS CLI gets from the README's local settings:
+// AWSConfig is what the AWS CLI gets from the Quickstart's local settings:
 // the runtime's AWS endpoint, region us-east-1, credentials local/local.
 func AWSConfig(t testing.TB, rt *local.Runtime) aws.Config {
 	t.Helper()

@@ -141,7 +141,7 @@ func renderPage(codes []ErrorCode) (Document, error) {
 	return document(b.Bytes()), nil
 }
 
-// MarkdownTable is the README's table of error codes, rendered from the
+// MarkdownTable is the table of error codes of docs/integrators.md, rendered from the
 // same table as the served reference.
 func MarkdownTable() (string, error) {
 	codes, err := ErrorCodes()

@@ -2,12 +2,11 @@ package apidoc
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/botix/public-api/infra/docs"
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/httpapi"
 )
@@ -64,21 +63,17 @@ func TestRetryAdviceMatchesTheStatus(t *testing.T) {
 	}
 }
 
-// TestReadmeTableIsTheReference: the README's table of error codes is the
-// rendered reference, row for row.
+// TestReadmeTableIsTheReference: the integrators' guide's table of error
+// codes is the rendered reference, row for row.
 func TestReadmeTableIsTheReference(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	want, err := MarkdownTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
+	readme := docs.Read(t, docs.Integrators)
 	start := strings.Index(readme, "| code | HTTP | when | what to do | retry |\n")
 	if start < 0 {
-		t.Fatalf("README has no error-code table; it should be:\n%s", want)
+		t.Fatalf("%s has no error-code table; it should be:\n%s", docs.Integrators, want)
 	}
 	got := readme[start:]
 	if end := strings.Index(got, "\n\n"); end >= 0 {
@@ -88,15 +83,15 @@ func TestReadmeTableIsTheReference(t *testing.T) {
 		gotRows, wantRows := strings.Split(got, "\n"), strings.Split(want, "\n")
 		for _, r := range wantRows {
 			if !slices.Contains(gotRows, r) {
-				t.Errorf("README lacks the row\n%s", r)
+				t.Errorf("%s lacks the row\n%s", docs.Integrators, r)
 			}
 		}
 		for _, r := range gotRows {
 			if !slices.Contains(wantRows, r) {
-				t.Errorf("README has a row the code does not\n%s", r)
+				t.Errorf("%s has a row the code does not\n%s", docs.Integrators, r)
 			}
 		}
-		t.Errorf("README's table differs from the code's; it should be:\n%s", want)
+		t.Errorf("%s: the table differs from the code's; it should be:\n%s", docs.Integrators, want)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // Code is a public, documented error code.
 type Code string
 
-// The public error codes. The README's table lists each of them; a test
+// The public error codes. The table of docs/integrators.md lists each of them; a test
 // keeps the two in step.
 const (
 	Unauthorized                Code = "UNAUTHORIZED"

@@ -21,7 +21,7 @@ const (
 
 // Doc documents a public code for integrators: when it is answered and
 // what to do about it. Texts may quote names in `backticks`, which the
-// README and the served page show as code.
+// integrators' guide (docs/integrators.md) and the served page show as code.
 type Doc struct {
 	// When is the situation the code reports.
 	When string
@@ -30,9 +30,9 @@ type Doc struct {
 	Retry  Retry
 }
 
-// docs is the one description of every public code; the README's table
+// docs is the one description of every public code; the table of docs/integrators.md
 // and the served error-code reference are rendered from it (tests check
-// the README and that every code of the status table has a description).
+// that table and that every code of the status table has a description).
 var docs = map[Code]Doc{
 	Unauthorized: {
 		When:   "API key missing, malformed or unknown",

@@ -9,7 +9,6 @@ import (
 	"github.com/botix/public-api/internal/awsqueue"
 	"github.com/botix/public-api/internal/catalogapply"
 	"github.com/botix/public-api/internal/dashboard"
-	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/outbox"
 	"github.com/botix/public-api/internal/webhook"
@@ -171,7 +170,7 @@ func build[H any](ctx context.Context, env Env, opts []Option, wire func(c *core
 // and with the dashboard's security headers on every answer.
 func Dashboard(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
 	return build(ctx, env, opts, func(c *core) HTTPHandler {
-		site, err := dashboard.New(domain.EventTypes)
+		site, err := dashboard.New(dashboard.APIVocabulary())
 		if err != nil {
 			c.env.bad("dashboard", err)
 			return nil

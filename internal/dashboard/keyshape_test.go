@@ -10,17 +10,17 @@ import (
 )
 
 // TestFragmentKeyShapeIsTheAPIs: the dashboard takes a key from a "#key="
-// link only when it has the API's key shape; app.js's KEY_SHAPE must accept
+// link only when it has the API's key shape; session.js's KEY_SHAPE must accept
 // exactly what auth.WellFormed accepts, or a real key is refused (or a
 // malformed one stored).
 func TestFragmentKeyShapeIsTheAPIs(t *testing.T) {
-	src, err := os.ReadFile("static/app.js")
+	src, err := os.ReadFile("static/session.js")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^const KEY_SHAPE = /(.+)/;$`).FindSubmatch(src)
+	m := regexp.MustCompile(`(?m)^export const KEY_SHAPE = /(.+)/;$`).FindSubmatch(src)
 	if m == nil {
-		t.Fatal("no `const KEY_SHAPE = /.../;` line in static/app.js")
+		t.Fatal("no `export const KEY_SHAPE = /.../;` line in static/session.js")
 	}
 	shape := regexp.MustCompile(string(m[1])) // the pattern uses only syntax Go and JavaScript read alike
 	cases := []struct{ name, key string }{

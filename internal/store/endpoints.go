@@ -48,15 +48,20 @@ type endpointItem struct {
 	Flow                *flowItem `dynamodbav:"flow,omitempty"`
 	// Leases are the concurrency slots in use ("3" -> epoch ms); absent
 	// until the first is taken.
-	Leases  map[string]int64 `dynamodbav:"flow_leases,omitempty"`
-	Secrets []secretItem     `dynamodbav:"secrets"`
+	Leases map[string]int64 `dynamodbav:"flow_leases,omitempty"`
+	// Taken is the last number of the endpoint's virtual queue, a counter
+	// of its own (ADD), outside flow, which its writes replace whole.
+	Taken   int64        `dynamodbav:"flow_taken,omitempty"`
+	Secrets []secretItem `dynamodbav:"secrets"`
 }
 
 // flowItem is a webhook.Flow, written whole on condition of its version.
 type flowItem struct {
 	Version     int64   `dynamodbav:"v"`
-	Next        int64   `dynamodbav:"next,omitempty"`
-	Rate        float64 `dynamodbav:"rate,omitempty"`
+	N0          float64 `dynamodbav:"n0,omitempty"`
+	T0          int64   `dynamodbav:"t0,omitempty"`
+	R0          float64 `dynamodbav:"r0,omitempty"`
+	Ceiling     float64 `dynamodbav:"ceiling,omitempty"`
 	DecreasedAt int64   `dynamodbav:"decreased_at,omitempty"`
 	PausedUntil int64   `dynamodbav:"paused_until,omitempty"`
 	Cause       string  `dynamodbav:"cause,omitempty"`
@@ -69,8 +74,9 @@ func (it endpointItem) endpoint() webhook.Endpoint {
 		FailingSince: it.FailingSince, ConsecutiveFailures: it.ConsecutiveFailures, RateLimit: it.RateLimit, MaxConcurrency: it.MaxConcurrency,
 	}
 	if f := it.Flow; f != nil {
-		ep.Flow = webhook.Flow{Version: f.Version, Next: f.Next, Rate: f.Rate, DecreasedAt: f.DecreasedAt, PausedUntil: f.PausedUntil, Cause: f.Cause}
+		ep.Flow = webhook.Flow(*f)
 	}
+	ep.Taken = it.Taken
 	if it.Leases != nil {
 		ep.Leases = webhook.Leases{}
 		for k, v := range it.Leases {
@@ -353,21 +359,27 @@ func (r Endpoints) Disable(ctx context.Context, project, id, reason string, at t
 // flow state and sets the leases taken, conditioned on the state's version
 // and on each slot being free; the endpoint comes back either way (ALL_NEW,
 // or ALL_OLD from the failed condition).
-func (r Endpoints) WriteFlow(ctx context.Context, project, id string, seen int64, next webhook.Flow, take webhook.Leases, now time.Time) (webhook.Endpoint, bool, error) {
+func (r Endpoints) WriteFlow(ctx context.Context, project, id string, seen int64, next *webhook.Flow, take webhook.Leases, now time.Time) (webhook.Endpoint, bool, error) {
 	k, ok := endpointKey(project, id)
 	if !ok {
 		return webhook.Endpoint{}, false, webhook.ErrEndpointNotFound
 	}
-	flow, err := attributevalue.Marshal(flowItem{Version: next.Version, Next: next.Next, Rate: next.Rate, DecreasedAt: next.DecreasedAt, PausedUntil: next.PausedUntil, Cause: next.Cause})
-	if err != nil {
-		return webhook.Endpoint{}, false, err
-	}
-	names := map[string]string{"#flow": "flow"}
-	values := map[string]types.AttributeValue{":flow": flow}
-	set := []string{"#flow = :flow"}
-	cond := []string{"attribute_exists(pk)", "attribute_not_exists(#flow)"}
-	if seen != 0 {
-		cond[1], values[":seen"] = "#flow.v = :seen", num(seen)
+	names := map[string]string{}
+	values := map[string]types.AttributeValue{}
+	var set []string
+	cond := []string{"attribute_exists(pk)"}
+	if next != nil {
+		flow, err := attributevalue.Marshal(flowItem(*next))
+		if err != nil {
+			return webhook.Endpoint{}, false, err
+		}
+		names["#flow"], values[":flow"] = "flow", flow
+		set = append(set, "#flow = :flow")
+		if seen == 0 {
+			cond = append(cond, "attribute_not_exists(#flow)")
+		} else {
+			cond, values[":seen"] = append(cond, "#flow.v = :seen"), num(seen)
+		}
 	}
 	if len(take) > 0 {
 		names["#leases"], values[":now"] = "flow_leases", num(now.UnixMilli())
@@ -377,6 +389,9 @@ func (r Endpoints) WriteFlow(ctx context.Context, project, id string, seen int64
 			set = append(set, "#leases.#s"+s+" = :l"+s)
 			cond = append(cond, "(attribute_not_exists(#leases.#s"+s+") OR #leases.#s"+s+" < :now)")
 		}
+	}
+	if len(set) == 0 {
+		return webhook.Endpoint{}, false, errors.New("store: WriteFlow without a state or a lease to write")
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName: aws.String(r.s.Tables.Data), Key: keyAV(k), UpdateExpression: aws.String("SET " + strings.Join(set, ", ")),
@@ -413,6 +428,59 @@ func (r Endpoints) WriteFlow(ctx context.Context, project, id string, seen int64
 		return webhook.Endpoint{}, false, err
 	}
 	return *ep, true, nil
+}
+
+// TakeNumbers implements webhook.Endpoints. After the last number given
+// it is an unconditional ADD. Past an idle endpoint's due number (after
+// above the counter) it sets the counter on condition that it is still
+// below after; when another batch moved it first, the ADD follows it.
+func (r Endpoints) TakeNumbers(ctx context.Context, project, id string, n int, after int64) (webhook.Endpoint, int64, error) {
+	k, ok := endpointKey(project, id)
+	if !ok {
+		return webhook.Endpoint{}, 0, webhook.ErrEndpointNotFound
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName: aws.String(r.s.Tables.Data), Key: keyAV(k), ReturnValues: types.ReturnValueAllNew,
+		UpdateExpression: aws.String("ADD flow_taken :n"), ConditionExpression: aws.String("attribute_exists(pk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": num(int64(n))},
+	}
+	if after > 0 {
+		out, err := r.s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(r.s.Tables.Data), Key: keyAV(k), ReturnValues: types.ReturnValueAllNew,
+			UpdateExpression:                    aws.String("SET flow_taken = :last"),
+			ConditionExpression:                 aws.String("attribute_exists(pk) AND (attribute_not_exists(flow_taken) OR flow_taken < :after)"),
+			ExpressionAttributeValues:           map[string]types.AttributeValue{":last": num(after + int64(n)), ":after": num(after)},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+		var moved *types.ConditionalCheckFailedException
+		switch {
+		case errors.As(err, &moved) && len(moved.Item) == 0:
+			return webhook.Endpoint{}, 0, webhook.ErrEndpointNotFound
+		case errors.As(err, &moved):
+			// Another batch caught the counter up first: follow it.
+		case err != nil:
+			return webhook.Endpoint{}, 0, classify(err)
+		default:
+			ep, err := decodeAs(out.Attributes, endpointItem.endpoint)
+			if err != nil || ep == nil {
+				return webhook.Endpoint{}, 0, err
+			}
+			return *ep, after + 1, nil
+		}
+	}
+	out, err := r.s.DB.UpdateItem(ctx, in)
+	var gone *types.ConditionalCheckFailedException
+	if errors.As(err, &gone) {
+		return webhook.Endpoint{}, 0, webhook.ErrEndpointNotFound
+	}
+	if err != nil {
+		return webhook.Endpoint{}, 0, classify(err)
+	}
+	ep, err := decodeAs(out.Attributes, endpointItem.endpoint)
+	if err != nil || ep == nil {
+		return webhook.Endpoint{}, 0, err
+	}
+	return *ep, ep.Taken - int64(n) + 1, nil
 }
 
 // Release implements webhook.Endpoints: one UpdateItem removes the slots

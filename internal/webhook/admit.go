@@ -86,11 +86,15 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 	if dl, ok := ctx.Deadline(); ok {
 		until = dl
 	}
-	tickets := make([]Ticket, len(idx))
+	starts := make([]Start, len(idx))
 	for k, i := range idx {
-		tickets[k] = Ticket{Slot: msgs[i].Slot, Of: msgs[i].SlotOf}
+		starts[k] = Start{Number: msgs[i].Number, NotBefore: msgs[i].NotBefore}
 	}
-	plan, err := d.plan(ctx, project, ep, tickets, now, until)
+	ep, plan, err := d.pace(ctx, project, ep, starts, now)
+	var take Leases
+	if err == nil && ep.MaxConcurrency > 0 {
+		take, err = d.lease(ctx, project, ep, plan, now, until)
+	}
 	if err != nil {
 		d.Log.ErrorContext(ctx, "flow control not reached; the queue will retry", "endpoint_id", endpointID, "error", err.Error())
 		for _, i := range idx {
@@ -100,15 +104,12 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 	}
 	var later []Deferred
 	var laterIdx []int
-	var run []int
-	var at []int64
-	for k, a := range plan.Admissions {
+	for k, a := range plan {
 		if a.Run {
-			run, at = append(run, idx[k]), append(at, a.At)
 			continue
 		}
 		m := msgs[idx[k]]
-		m.Slot, m.SlotOf = a.Ticket.Slot, a.Ticket.Of
+		m.Number, m.NotBefore = a.Start.Number, a.Start.NotBefore
 		later, laterIdx = append(later, Deferred{Message: m, Delay: a.Wait}), append(laterIdx, idx[k])
 	}
 	if len(later) > 0 {
@@ -121,24 +122,26 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 		}
 	}
 	var slots chan int
-	if len(plan.Take) > 0 {
-		slots = make(chan int, len(plan.Take))
-		for s := range plan.Take {
+	if len(take) > 0 {
+		slots = make(chan int, len(take))
+		for s := range take {
 			slots <- s
 		}
 		defer func() {
 			wg.Wait()
-			if err := d.Endpoints.Release(context.WithoutCancel(ctx), project, endpointID, plan.Take); err != nil {
+			if err := d.Endpoints.Release(context.WithoutCancel(ctx), project, endpointID, take); err != nil {
 				d.Log.WarnContext(ctx, "concurrency leases not released; they end with their claims", "endpoint_id", endpointID, "error", err.Error())
 				return
 			}
-			d.cache.release(project, endpointID, plan.Take)
+			d.cache.release(project, endpointID, take)
 		}()
 	}
-	for k, i := range run {
-		m := msgs[i]
-		m.Slot, m.SlotOf = 0, 0
-		d.spawnAt(ctx, &wg, project, endpointID, m, &out[i], slots, at[k])
+	for k, a := range plan {
+		if a.Run {
+			m := msgs[idx[k]]
+			m.Number, m.NotBefore = 0, 0
+			d.spawnAt(ctx, &wg, project, endpointID, m, &out[idx[k]], slots, a.At)
+		}
 	}
 }
 
@@ -159,6 +162,7 @@ func (d *Deliverer) spawnAt(ctx context.Context, wg *sync.WaitGroup, project, en
 		now := d.now()
 		if ep, ok := d.cache.get(project, endpointID, now); ok && ep.Flow.PausedUntil > now.UnixMilli() {
 			*out = done
+			m.NotBefore = ep.Flow.PausedUntil
 			pause := Deferred{Message: m, Delay: time.Duration(ep.Flow.PausedUntil-now.UnixMilli()) * time.Millisecond}
 			if err := d.Queue.Defer(ctx, []Deferred{pause})[0]; err != nil {
 				*out = failed
@@ -182,45 +186,109 @@ func (d *Deliverer) sleep(ctx context.Context, wait time.Duration) {
 	}
 }
 
-// plan admits a batch: it plans against the endpoint as last seen and
-// writes the plan on condition that the state is still what it saw; a lost
-// race returns the state that won, and the batch plans again. After
-// admitTries lost races it defers the batch for a second or two.
-func (d *Deliverer) plan(ctx context.Context, project string, ep Endpoint, tickets []Ticket, now, until time.Time) (AdmitPlan, error) {
+// pace plans the starts of a batch's deliveries to a limited endpoint. A
+// paced one writes the endpoint's schedule when it must (the first time, or
+// after its rate limit changed: one conditional write) and gives numbers
+// to the deliveries without a valid one, with one write that cannot lose
+// to another batch's; an endpoint without a pace only holds them for the
+// receiver's pause. It returns the endpoint as last seen.
+func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, starts []Start, now time.Time) (Endpoint, []Admission, error) {
+	if ep.Pace(now) == 0 {
+		return ep, PlanStarts(ep, Flow{}, starts, now), nil
+	}
+	f, write := ep.Schedule(now)
+	for try := 0; write; try++ {
+		if try == admitTries {
+			return ep, nil, errors.New("webhook: the endpoint's schedule kept changing under its writes")
+		}
+		got, ok, err := d.Endpoints.WriteFlow(ctx, project, ep.ID, ep.Flow.Version, &f, nil, now)
+		if err != nil {
+			return ep, nil, err
+		}
+		d.cache.put(project, got, now)
+		if ep = got; ok {
+			break
+		}
+		f, write = ep.Schedule(now)
+	}
+	if need := NeedNumbers(f, starts, now); len(need) > 0 {
+		got, first, err := d.Endpoints.TakeNumbers(ctx, project, ep.ID, len(need), ep.CatchUp(f, now))
+		if err != nil {
+			return ep, nil, err
+		}
+		d.cache.put(project, got, now)
+		if ep = got; got.Flow.R0 > 0 && got.Flow.Version != f.Version {
+			// A slow-down landed meanwhile: its schedule applies.
+			f = got.Flow
+		}
+		for k, i := range need {
+			starts[i].Number = first + int64(k)
+		}
+	}
+	return ep, PlanStarts(ep, f, starts, now), nil
+}
+
+// freshEnough is how old a view of an endpoint's leases may be for a batch
+// that finds every slot busy in it to be deferred without looking again:
+// the cache's own lifetime, so that a busy endpoint is read once a second
+// per instance, not once per batch (the view a lost lease write returns is
+// fresh too).
+const freshEnough = limitedCacheTTL
+
+// lease takes a concurrency slot for each delivery of plan that runs, as
+// many as are free, with one conditional write (a lost race returns the
+// slots as they are, and it tries the free ones again); the deliveries
+// beyond the slots it got run after them in turn. With every slot busy it
+// defers the batch for busyWait, keeping each delivery's place.
+func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan []Admission, now, until time.Time) (Leases, error) {
+	n := 0
+	for _, a := range plan {
+		if a.Run {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
 	rnd := rand.New(rand.NewPCG(rand.Uint64(), uint64(now.UnixNano())))
-	fresh := false
+	fresh := d.cache.age(project, ep.ID, now) < freshEnough
 	for range admitTries {
-		plan := PlanAdmit(ep, tickets, now, until, rnd)
-		if plan.Busy && !fresh {
-			// The slots were busy as this instance last saw them, which may
-			// be seconds old: look again before deferring.
+		take := PlanLeases(ep, n, now, until, rnd)
+		if len(take) == 0 && !fresh {
 			got, err := d.Endpoints.Get(ctx, project, ep.ID)
 			if err != nil {
-				return AdmitPlan{}, err
+				return nil, err
 			}
+			d.cache.put(project, got, now)
 			ep, fresh = got, true
-			d.cache.put(project, ep, now)
 			continue
 		}
-		if plan.Next == nil {
-			return plan, nil
+		if len(take) == 0 {
+			break
 		}
-		got, ok, err := d.Endpoints.WriteFlow(ctx, project, ep.ID, ep.Flow.Version, *plan.Next, plan.Take, now)
+		got, ok, err := d.Endpoints.WriteFlow(ctx, project, ep.ID, 0, nil, take, now)
 		if err != nil {
-			return AdmitPlan{}, err
+			return nil, err
 		}
 		d.cache.put(project, got, now)
 		if ok {
-			return plan, nil
+			return take, nil
 		}
 		ep, fresh = got, true
 	}
-	plan := AdmitPlan{Admissions: make([]Admission, len(tickets))}
-	for k, t := range tickets {
-		plan.Admissions[k] = Admission{Wait: time.Second + time.Duration(rnd.IntN(1000))*time.Millisecond, Ticket: t}
+	for k, a := range plan {
+		if a.Run {
+			// All in one second, so that they come back together, as one
+			// batch that takes its slots with one write.
+			plan[k] = Admission{Wait: busyWait, Start: a.Start}
+		}
 	}
-	return plan, nil
+	return nil, nil
 }
+
+// busyWait is how long a batch that found every concurrency slot busy is
+// deferred.
+const busyWait = time.Second
 
 // throttle records that the receiver asked the endpoint to slow down: it
 // pauses the endpoint for retryAfter and lowers its rate (PlanThrottle),
@@ -231,7 +299,7 @@ func (d *Deliverer) throttle(ctx context.Context, project string, ep Endpoint, a
 		if !change {
 			return
 		}
-		got, ok, err := d.Endpoints.WriteFlow(ctx, project, ep.ID, ep.Flow.Version, next, nil, now)
+		got, ok, err := d.Endpoints.WriteFlow(ctx, project, ep.ID, ep.Flow.Version, &next, nil, now)
 		if errors.Is(err, ErrEndpointNotFound) {
 			return
 		}

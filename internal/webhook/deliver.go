@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -341,8 +342,8 @@ type endpointCache struct {
 }
 
 type cachedEndpoint struct {
-	ep  Endpoint
-	exp time.Time
+	ep      Endpoint
+	at, exp time.Time
 }
 
 func (c *endpointCache) get(project, id string, now time.Time) (Endpoint, bool) {
@@ -360,11 +361,22 @@ func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
 	}
 	ttl := endpointCacheTTL
 	if ep.Limited(now) {
-		// Flow control's state moves fast (a receiver's slow-down voids
-		// the starts given before it): look again each second.
+		// Flow control's state moves fast (a receiver's slow-down moves
+		// the starts not yet due): look again each second.
 		ttl = limitedCacheTTL
 	}
-	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, exp: now.Add(ttl)}
+	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, at: now, exp: now.Add(ttl)}
+}
+
+// age is how old this instance's view of an endpoint is at now (a long
+// time when it has none).
+func (c *endpointCache) age(project, id string, now time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[project+"/"+id]; ok {
+		return now.Sub(e.at)
+	}
+	return time.Duration(math.MaxInt64)
 }
 
 // release drops leases this instance gave back from its view of the

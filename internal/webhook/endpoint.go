@@ -50,6 +50,8 @@ type Endpoint struct {
 	// Flow and Leases are the flow control's state.
 	Flow   Flow   `json:"-"`
 	Leases Leases `json:"-"`
+	// Taken is the last number given in the endpoint's virtual queue.
+	Taken int64 `json:"-"`
 	// Secrets sign the requests, newest first.
 	Secrets []Secret `json:"-"`
 }

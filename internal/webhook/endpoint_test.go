@@ -154,7 +154,7 @@ func TestARecoveryTakesTheEndpointsFlow(t *testing.T) {
 	}{
 		{"no limit: no rate (the recovery's own pace applies)", Endpoint{}, 0, time.Time{}},
 		{"the owner's rate limit", Endpoint{RateLimit: 5}, 5, time.Time{}},
-		{"lowered by the receiver and paused", Endpoint{RateLimit: 50, Flow: Flow{Rate: 8, DecreasedAt: now.UnixMilli(), PausedUntil: now.Add(time.Minute).UnixMilli()}}, 8, now.Add(time.Minute)},
+		{"lowered by the receiver and paused", Endpoint{RateLimit: 50, Flow: Flow{R0: 8, Ceiling: 50, T0: now.Add(time.Minute).UnixMilli(), DecreasedAt: now.UnixMilli(), PausedUntil: now.Add(time.Minute).UnixMilli()}}, 8, now.Add(time.Minute)},
 		{"a pause that ended", Endpoint{Flow: Flow{PausedUntil: now.Add(-time.Second).UnixMilli()}}, 0, time.Time{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package webhook
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -15,11 +16,19 @@ import (
 // climbs back by AdaptiveGrowth per second. An endpoint with none of these
 // is not flow-controlled and costs no extra DynamoDB call.
 //
-// The state is kept on the endpoint's item and changed by the deliver
-// function's instances with conditional writes (Endpoints.Admit and
-// Endpoints.Throttle): a version for the pacing state, one lease per
-// concurrency slot. A delivery with no capacity now is deferred — put back
-// on the queue with a delay — without counting an attempt.
+// The pace is a virtual queue. Each delivery to a paced endpoint takes a
+// number — an unconditional ADD on the endpoint's counter, one per batch,
+// which no other instance's write can make fail — and its start follows
+// from the endpoint's schedule: number N0 was due at T0, and later numbers
+// fall due at the schedule's rate, which grows from R0 by AdaptiveGrowth
+// per second up to its ceiling. The schedule is written only when it
+// changes: the first time the endpoint is paced, when its rate limit
+// changes, and when the receiver asks to slow down (one conditional write,
+// on the schedule's version). A slow-down moves every number not yet due
+// behind the pause, at the lowered rate, without a write per delivery.
+// Concurrency is one lease per slot, taken and released with one
+// conditional write per batch. A delivery with no capacity now is deferred
+// — put back on the queue with a delay — without counting an attempt.
 
 // Bounds of the owner's limits.
 const (
@@ -45,21 +54,15 @@ const (
 // again: SQS's longest message delay.
 const MaxDefer = 15 * time.Minute
 
-// MaxReserve is how far ahead (of now, or of the end of the receiver's
-// pause) a start is given at an endpoint's pace; a delivery past it looks
-// again about then, without a place. Short, so that
-// a slow-down, which voids the starts given before it, voids few.
-const MaxReserve = 2 * time.Minute
-
-// Late is how late a delivery may come back for its start (SQS delays are
-// whole seconds, and a busy poller is later still) and still take it: a
-// later one is given a new start, so that the late ones of several seconds
-// do not start together.
+// Late is how late a delivery may come back for its start (a busy poller
+// receives it late) and still take it: a later one takes a new number, so
+// that the late ones of several seconds do not start together.
 const Late = 250 * time.Millisecond
 
 // Nearby is how far ahead a delivery's start may be for its batch to wait
 // for it, in the deliver function; a later start waits on the queue (whose
-// delays are whole seconds).
+// delays are whole seconds: the deferral is rounded down, and the rest is
+// waited for here).
 const Nearby = time.Second
 
 // MaxThrottles bounds the attempts of a round answered with "slow down":
@@ -71,13 +74,15 @@ const MaxThrottles = 50
 type Flow struct {
 	// Version orders the writes of the state: each is conditioned on it.
 	Version int64 `json:"-"`
-	// Next is when the next delivery may start at the endpoint's pace (a
-	// GCRA theoretical arrival time): later starts are reserved in turn.
-	Next int64 `json:"-"`
-	// Rate is the effective rate set by the receiver's last "slow down" (0:
-	// none), at DecreasedAt.
-	Rate        float64 `json:"-"`
-	DecreasedAt int64   `json:"-"`
+	// The schedule: number N0 was due at T0, when the rate was R0
+	// (deliveries per second), growing by AdaptiveGrowth per second up to
+	// Ceiling (the owner's rate limit, or AdaptiveCeiling); R0 0: none.
+	N0      float64 `json:"-"`
+	T0      int64   `json:"-"`
+	R0      float64 `json:"-"`
+	Ceiling float64 `json:"-"`
+	// DecreasedAt is the receiver's last "slow down" that lowered the rate.
+	DecreasedAt int64 `json:"-"`
 	// PausedUntil is the receiver's last Retry-After, as a time.
 	PausedUntil int64 `json:"-"`
 	// Cause is what the receiver answered ("http_429", "http_503").
@@ -119,19 +124,24 @@ func (e Endpoint) View(now time.Time) *FlowView {
 	return &v
 }
 
+// ceiling is the rate the endpoint's pace grows back to: its rate limit,
+// or AdaptiveCeiling.
+func (e Endpoint) ceiling() float64 {
+	if e.RateLimit > 0 {
+		return float64(e.RateLimit)
+	}
+	return AdaptiveCeiling
+}
+
 // adaptive is the receiver-driven rate at now, 0 when there is none (never
 // lowered, or grown back to the ceiling).
 func (e Endpoint) adaptive(now time.Time) float64 {
-	if e.Flow.Rate <= 0 {
+	f := e.Flow
+	if f.DecreasedAt == 0 || f.R0 <= 0 || f.R0 >= f.Ceiling {
 		return 0
 	}
-	ceiling := float64(AdaptiveCeiling)
-	if e.RateLimit > 0 {
-		ceiling = float64(e.RateLimit)
-	}
-	secs := max(0, float64(now.UnixMilli()-e.Flow.DecreasedAt)/1000)
-	r := e.Flow.Rate * math.Pow(AdaptiveGrowth, secs)
-	if r >= ceiling {
+	r := f.rate(now.UnixMilli())
+	if r >= min(f.Ceiling, e.ceiling()) {
 		return 0
 	}
 	return r
@@ -159,114 +169,184 @@ func (e Endpoint) Limited(now time.Time) bool {
 	return e.RateLimit > 0 || e.MaxConcurrency > 0 || e.adaptive(now) > 0 || e.Flow.PausedUntil > now.UnixMilli()
 }
 
-// Ticket is one delivery's place in its endpoint's flow: a start time
-// reserved at the endpoint's pace (0: none yet), under the rate as it was
-// after the receiver's slow-down of Of (Flow.DecreasedAt): a later
-// slow-down voids it, and the delivery queues again at the lower pace.
-type Ticket struct {
-	Slot, Of int64
+// The schedule's arithmetic. From T0 the rate is R0·g^τ (τ in seconds,
+// g = AdaptiveGrowth) until it reaches Ceiling at τc, then Ceiling; the
+// numbers due by a time are N0 plus the integral of the rate, and the
+// start of a number is that integral's inverse — both in closed form.
+
+// rate is the schedule's rate at t.
+func (f Flow) rate(t int64) float64 {
+	tau := max(0, float64(t-f.T0)/1000)
+	return min(f.Ceiling, f.R0*math.Pow(AdaptiveGrowth, tau))
+}
+
+// grown returns the time (s) the rate takes to reach the ceiling, and the
+// numbers that fall due meanwhile.
+func (f Flow) grown() (tauC, due float64) {
+	if f.R0 >= f.Ceiling {
+		return 0, 0
+	}
+	lg := math.Log(AdaptiveGrowth)
+	return math.Log(f.Ceiling/f.R0) / lg, (f.Ceiling - f.R0) / lg
+}
+
+// due is how many numbers have fallen due by t (N0 and before included).
+func (f Flow) due(t int64) float64 {
+	tau := float64(t-f.T0) / 1000
+	if tau <= 0 {
+		return f.N0
+	}
+	tauC, dueC := f.grown()
+	if tau <= tauC {
+		return f.N0 + f.R0*(math.Pow(AdaptiveGrowth, tau)-1)/math.Log(AdaptiveGrowth)
+	}
+	return f.N0 + dueC + f.Ceiling*(tau-tauC)
+}
+
+// startOf is when number n falls due; a number at or before N0 was due
+// before the schedule began, which is long past (math.MinInt64).
+func (f Flow) startOf(n int64) int64 {
+	d := float64(n) - f.N0
+	if d <= 0 {
+		return math.MinInt64
+	}
+	tauC, dueC := f.grown()
+	var tau float64
+	if d <= dueC {
+		lg := math.Log(AdaptiveGrowth)
+		tau = math.Log1p(d*lg/f.R0) / lg
+	} else {
+		tau = tauC + (d-dueC)/f.Ceiling
+	}
+	return f.T0 + int64(math.Ceil(tau*1000))
+}
+
+// anchored returns the flow with a schedule that begins at t (or at the end
+// of the pause, if later) at rate r, with the numbers due by then — under
+// the schedule before it, or, for the first one, every number given so
+// far — counted as due.
+func (e Endpoint) anchored(t int64, r float64) Flow {
+	f := e.Flow
+	n0 := float64(e.Taken)
+	if f.R0 > 0 {
+		n0 = f.due(t)
+	}
+	f.N0, f.T0, f.R0, f.Ceiling = n0, max(t, f.PausedUntil), r, e.ceiling()
+	f.Version++
+	return f
+}
+
+// Schedule returns the schedule the endpoint is paced by at now, and true
+// when it must be written first: the endpoint has none yet, or its rate
+// limit changed since it was written. Without a pace it is not used.
+func (e Endpoint) Schedule(now time.Time) (Flow, bool) {
+	f := e.Flow
+	if f.R0 > 0 && f.Ceiling == e.ceiling() {
+		return f, false
+	}
+	r := e.ceiling()
+	if f.R0 > 0 && f.R0 < f.Ceiling {
+		// Still climbing back from a slow-down: go on from where it is.
+		r = min(r, f.rate(now.UnixMilli()))
+	}
+	return e.anchored(now.UnixMilli(), r), true
+}
+
+// Catch-up: the number the next ones must come after at now — the number
+// due now, when the endpoint's counter is behind it (it was idle); 0 when
+// it is not, and the next ones simply follow the last given.
+func (e Endpoint) CatchUp(f Flow, now time.Time) int64 {
+	if due := int64(f.due(now.UnixMilli())); due > e.Taken {
+		return due
+	}
+	return 0
+}
+
+// Start is one delivery's place in its endpoint's flow.
+type Start struct {
+	// Number is its place in the endpoint's virtual queue (0: none: it
+	// takes one).
+	Number int64
+	// NotBefore (epoch ms) is the earliest it may start, whatever its
+	// number says (0: none).
+	NotBefore int64
 }
 
 // Admission is what flow control decided for one delivery of a batch.
 type Admission struct {
-	// Run: it may start at At (epoch ms; 0: at once), within Nearby,
-	// holding one of the batch's leases when the endpoint has a
-	// concurrency limit.
+	// Run: it may start at At (epoch ms; 0: at once), within Nearby.
 	Run bool
 	At  int64
-	// Wait, when not Run, is how long to defer it; Ticket is the start it
-	// keeps (it will not queue again at the endpoint's pace).
-	Wait   time.Duration
-	Ticket Ticket
+	// Wait, when not Run, is how long to defer it (whole seconds); Start
+	// is what it keeps.
+	Wait  time.Duration
+	Start Start
 }
 
-// AdmitPlan is flow control's decision for a batch of deliveries to one
-// endpoint: the state to write (nil: nothing to write), the leases to take,
-// and one admission per delivery.
-type AdmitPlan struct {
-	Next       *Flow
-	Take       Leases
-	Admissions []Admission
-	// Busy: deliveries could start but every concurrency slot was held (as
-	// last seen).
-	Busy bool
+// NeedNumbers returns which of a batch's deliveries take a new number
+// under schedule f at now: those without one, and those back later than
+// Late after their start.
+func NeedNumbers(f Flow, starts []Start, now time.Time) []int {
+	var need []int
+	for i, s := range starts {
+		if s.Number == 0 || f.startOf(s.Number) < now.UnixMilli()-Late.Milliseconds() {
+			need = append(need, i)
+		}
+	}
+	return need
 }
 
-// PlanAdmit decides which of a batch of deliveries to an endpoint start now
-// (tickets: their reserved starts, Slot 0 for none), given the endpoint's
-// state as last seen. until is when the batch's leases end.
-func PlanAdmit(e Endpoint, tickets []Ticket, now, until time.Time, rnd *rand.Rand) AdmitPlan {
+// PlanStarts decides when each of a batch's deliveries to a paced endpoint
+// starts, all of them with numbers: at its number's start under schedule
+// f, not before the receiver's pause ends nor before its own NotBefore,
+// and, within the batch, in number order at the pace, so that the ones due
+// together do not start together. A start within Nearby runs (its batch
+// waits for it); a later one is deferred, rounded down to whole seconds.
+func PlanStarts(e Endpoint, f Flow, starts []Start, now time.Time) []Admission {
 	nowMs := now.UnixMilli()
-	f := e.Flow
-	plan := AdmitPlan{Admissions: make([]Admission, len(tickets))}
-	pace := e.Pace(now)
-	next := max(f.Next, nowMs, f.PausedUntil)
-	paused := f.PausedUntil > nowMs
-	changed := false
-	var runs []int
-	for i, t := range tickets {
-		a := &plan.Admissions[i]
-		if (paused && t.Slot < f.PausedUntil) || t.Of != f.DecreasedAt || (t.Slot != 0 && nowMs-t.Slot > Late.Milliseconds()) {
-			// Paused, or slowed down since the start was given: queue
-			// again, behind the pause, at the pace.
-			t = Ticket{}
+	out := make([]Admission, len(starts))
+	order := make([]int, len(starts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(starts[a].Number - starts[b].Number) })
+	var prev int64
+	overdue := false // the one before was due before now
+	for _, i := range order {
+		s := starts[i]
+		var at int64
+		if f.R0 > 0 {
+			own := f.startOf(s.Number)
+			at = own
+			if overdue {
+				// Due together with the one before: after it, at the pace.
+				at = max(at, prev+int64(math.Ceil(1000/f.rate(prev))))
+			}
+			overdue = own < nowMs
 		}
-		if t.Slot == 0 && pace == 0 && !paused {
-			runs = append(runs, i)
+		at = max(at, nowMs, e.Flow.PausedUntil, s.NotBefore)
+		prev = at
+		if at-nowMs < Nearby.Milliseconds() {
+			out[i] = Admission{Run: true, At: at, Start: s}
 			continue
 		}
-		if t.Slot == 0 {
-			slot := next
-			if slot-max(nowMs, f.PausedUntil) > MaxReserve.Milliseconds() {
-				// Too far ahead to reserve: look again about then, without
-				// a place.
-				ahead := time.Duration(slot-nowMs-MaxReserve.Milliseconds()) * time.Millisecond
-				a.Wait = min(max(ahead+time.Duration(rnd.IntN(int(MaxReserve/2/time.Millisecond)))*time.Millisecond,
-					time.Duration(f.PausedUntil-nowMs)*time.Millisecond), MaxDefer)
-				continue
-			}
-			if pace > 0 {
-				next += int64(math.Ceil(1000 / pace))
-			}
-			t, changed = Ticket{Slot: slot, Of: f.DecreasedAt}, true
-		}
-		a.Ticket = t
-		if !paused && t.Slot-nowMs < Nearby.Milliseconds() {
-			a.At = t.Slot
-			runs = append(runs, i)
-			continue
-		}
-		a.Wait = time.Duration(max(t.Slot-nowMs, 0)) * time.Millisecond
+		wait := min(time.Duration(at-nowMs)*time.Millisecond, MaxDefer).Truncate(time.Second)
+		out[i] = Admission{Wait: wait, Start: Start{Number: s.Number, NotBefore: at}}
 	}
-	if e.MaxConcurrency > 0 && len(runs) > 0 {
-		free := e.freeSlots(nowMs)
-		rnd.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
-		n := min(len(runs), len(free))
-		plan.Take = Leases{}
-		for _, s := range free[:n] {
-			plan.Take[s] = until.UnixMilli()
-		}
-		if n == 0 {
-			// Every slot is busy: try again shortly, keeping the place.
-			plan.Busy = true
-			for _, i := range runs {
-				a := &plan.Admissions[i]
-				a.Wait = time.Second + time.Duration(rnd.IntN(1000))*time.Millisecond
-				if a.Ticket.Slot == 0 {
-					a.Ticket = tickets[i]
-				}
-			}
-			runs = nil
-		}
+	return out
+}
+
+// PlanLeases picks the concurrency slots for n deliveries of a batch from
+// the endpoint's free ones (as last seen), at random so that batches
+// racing for them rarely pick the same; until is when the leases end.
+func PlanLeases(e Endpoint, n int, now, until time.Time, rnd *rand.Rand) Leases {
+	free := e.freeSlots(now.UnixMilli())
+	rnd.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
+	take := Leases{}
+	for _, s := range free[:min(n, len(free))] {
+		take[s] = until.UnixMilli()
 	}
-	for _, i := range runs {
-		plan.Admissions[i].Run = true
-	}
-	if changed || len(plan.Take) > 0 {
-		f.Next, f.Version = next, f.Version+1
-		plan.Next = &f
-	}
-	return plan
+	return take
 }
 
 // freeSlots are the endpoint's concurrency slots without a live lease.
@@ -284,25 +364,30 @@ func (e Endpoint) freeSlots(nowMs int64) []int {
 // slow down at now (answer: "http_429" or "http_503"), pausing it for
 // retryAfter (0: no pause), and false when the state already says so (a
 // second answer of the same burst, within the pause it set): nothing to
-// write.
+// write. The schedule starts again at the end of the pause, at the lowered
+// rate, with every number due by now counted as due: those not yet due
+// fall due after the pause, at the new pace.
 func PlanThrottle(e Endpoint, answer string, retryAfter time.Duration, now time.Time) (Flow, bool) {
 	f, nowMs := e.Flow, now.UnixMilli()
-	if nowMs-f.DecreasedAt < AdaptiveQuietPeriod.Milliseconds() && now.Add(retryAfter).UnixMilli() <= f.PausedUntil+AdaptiveQuietPeriod.Milliseconds() {
+	quiet := nowMs-f.DecreasedAt < AdaptiveQuietPeriod.Milliseconds()
+	if quiet && now.Add(retryAfter).UnixMilli() <= f.PausedUntil+AdaptiveQuietPeriod.Milliseconds() {
 		return f, false
 	}
-	if retryAfter > 0 {
-		f.PausedUntil = max(f.PausedUntil, now.Add(retryAfter).UnixMilli())
-		f.Next = max(f.Next, f.PausedUntil)
-	}
-	if nowMs-f.DecreasedAt >= AdaptiveQuietPeriod.Milliseconds() {
-		r := e.Pace(now)
+	r := e.Pace(now)
+	if !quiet {
 		if r == 0 {
 			r = AdaptiveStartRate / AdaptiveDecrease
 		}
-		f.Rate, f.DecreasedAt = max(MinAdaptiveRate, r*AdaptiveDecrease), nowMs
+		r = max(MinAdaptiveRate, r*AdaptiveDecrease)
+		e.Flow.DecreasedAt = nowMs
+	} else if r == 0 {
+		r = e.ceiling()
 	}
-	f.Cause, f.Version = answer, f.Version+1
-	return f, true
+	if retryAfter > 0 {
+		e.Flow.PausedUntil = max(f.PausedUntil, now.Add(retryAfter).UnixMilli())
+	}
+	e.Flow.Cause = answer
+	return e.anchored(nowMs, r), true
 }
 
 // Throttled reports whether an answer asks the sender to slow down — a

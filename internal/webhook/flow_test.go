@@ -2,7 +2,8 @@ package webhook_test
 
 import (
 	"context"
-	"math/rand/v2"
+	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,125 +17,133 @@ var flowNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func ms(d time.Duration) int64 { return flowNow.Add(d).UnixMilli() }
 
-func TestPlanAdmit(t *testing.T) {
-	until := flowNow.Add(time.Minute)
-	tickets := func(slots ...int64) []webhook.Ticket {
-		out := make([]webhook.Ticket, len(slots))
-		for i, s := range slots {
-			out[i] = webhook.Ticket{Slot: s}
+func TestPlanStarts(t *testing.T) {
+	numbered := func(ns ...int64) []webhook.Start {
+		out := make([]webhook.Start, len(ns))
+		for i, n := range ns {
+			out[i] = webhook.Start{Number: n}
 		}
 		return out
 	}
+	// A schedule at 2/s from flowNow: number 10 was due then, 11 half a
+	// second later, and so on.
+	twoPerSecond := webhook.Flow{Version: 3, N0: 10, T0: ms(0), R0: 2, Ceiling: 2}
 	type want struct {
-		run   int
+		runAt []time.Duration // of the ones that run, in order of the batch
 		waits []time.Duration // of the deferred, in order
-		next  int64           // the state's Next after the plan (0: no write)
-		take  int
-		// spread: the waits are jittered, in [wait, wait+spread).
-		spread time.Duration
 	}
 	for _, tc := range []struct {
-		name    string
-		ep      webhook.Endpoint
-		tickets []webhook.Ticket
-		want    want
+		name   string
+		ep     webhook.Endpoint
+		flow   webhook.Flow
+		starts []webhook.Start
+		want   want
 	}{
-		{"no limits: everything runs, nothing is written", webhook.Endpoint{}, tickets(0, 0, 0), want{run: 3}},
-		{"rate 2/s from idle: a second's burst runs, the rest is reserved at the pace",
-			webhook.Endpoint{RateLimit: 2}, tickets(0, 0, 0, 0, 0),
-			want{run: 2, waits: []time.Duration{time.Second, 1500 * time.Millisecond, 2 * time.Second}, next: ms(2500 * time.Millisecond)}},
-		{"rate 2/s behind earlier reservations: queue after them",
-			webhook.Endpoint{RateLimit: 2, Flow: webhook.Flow{Version: 3, Next: ms(5 * time.Second)}}, tickets(0, 0),
-			want{waits: []time.Duration{5 * time.Second, 5500 * time.Millisecond}, next: ms(6 * time.Second)}},
-		{"a reservation that is due runs without reserving again",
-			webhook.Endpoint{RateLimit: 2, Flow: webhook.Flow{Version: 3, Next: ms(10 * time.Second)}}, tickets(ms(0), ms(-200*time.Millisecond)),
-			want{run: 2}},
-		{"a reservation not yet due waits for it",
-			webhook.Endpoint{RateLimit: 2, Flow: webhook.Flow{Version: 3, Next: ms(10 * time.Second)}}, tickets(ms(5 * time.Second)),
-			want{waits: []time.Duration{5 * time.Second}}},
-		{"past the farthest start given: look again about then, without a place",
-			webhook.Endpoint{RateLimit: 1, Flow: webhook.Flow{Version: 3, Next: ms(webhook.MaxReserve + 10*time.Second)}}, tickets(0),
-			want{waits: []time.Duration{10 * time.Second}, spread: webhook.MaxReserve / 2}},
-		{"a delivery back long after its start is given a new one",
-			webhook.Endpoint{RateLimit: 2, Flow: webhook.Flow{Version: 3, Next: ms(0)}}, tickets(ms(-2*time.Second), ms(-100*time.Millisecond)),
-			want{run: 2, next: ms(500 * time.Millisecond)}},
-		{"paused by the receiver: everything waits past the pause, at the lowered pace",
-			webhook.Endpoint{Flow: webhook.Flow{Version: 1, PausedUntil: ms(30 * time.Second), Rate: 4, DecreasedAt: ms(0)}}, []webhook.Ticket{{}, {Slot: ms(time.Second), Of: ms(0)}, {Slot: ms(40 * time.Second), Of: ms(0)}},
-			want{waits: []time.Duration{30 * time.Second, 30250 * time.Millisecond, 40 * time.Second}, next: ms(30500 * time.Millisecond)}},
-		{"a slow-down since the start was given voids it: queue again at the lower pace",
-			webhook.Endpoint{Flow: webhook.Flow{Version: 2, Next: ms(0), Rate: 2, DecreasedAt: ms(0)}}, []webhook.Ticket{{Slot: ms(200 * time.Millisecond), Of: ms(-time.Hour)}, {Slot: ms(300 * time.Millisecond), Of: ms(-time.Hour)}, {Slot: ms(400 * time.Millisecond), Of: ms(-time.Hour)}},
-			want{run: 2, waits: []time.Duration{time.Second}, next: ms(1500 * time.Millisecond)}},
-		{"concurrency 3 with two live leases: one lease for the batch",
-			webhook.Endpoint{MaxConcurrency: 3, Leases: webhook.Leases{0: ms(time.Minute), 2: ms(time.Minute), 1: ms(-time.Second)}}, tickets(0, 0, 0, 0),
-			want{run: 4, take: 1, next: ms(0)}},
-		{"concurrency full: the batch tries again in a second or two",
-			webhook.Endpoint{MaxConcurrency: 1, Leases: webhook.Leases{0: ms(time.Minute)}}, tickets(0, 0),
-			want{waits: []time.Duration{time.Second, time.Second}}},
+		{"no pace: everything runs at once", webhook.Endpoint{MaxConcurrency: 2}, webhook.Flow{}, numbered(0, 0, 0),
+			want{runAt: []time.Duration{0, 0, 0}}},
+		{"each number at its start: within a second the batch waits for it, later ones go back on the queue, rounded down to whole seconds",
+			webhook.Endpoint{RateLimit: 2}, twoPerSecond, numbered(11, 12, 13, 14, 17),
+			want{runAt: []time.Duration{500 * time.Millisecond}, waits: []time.Duration{time.Second, time.Second, 2 * time.Second, 3 * time.Second}}},
+		{"numbers due together start at the pace, in number order",
+			webhook.Endpoint{RateLimit: 2}, webhook.Flow{Version: 3, N0: 10, T0: ms(-10 * time.Second), R0: 2, Ceiling: 2}, numbered(30, 28, 29),
+			want{runAt: []time.Duration{0, 500 * time.Millisecond}, waits: []time.Duration{time.Second}}},
+		{"paused by the receiver: nothing starts before the pause ends",
+			webhook.Endpoint{Flow: webhook.Flow{PausedUntil: ms(30 * time.Second)}}, twoPerSecond, numbered(11),
+			want{waits: []time.Duration{30 * time.Second}}},
+		{"a start of its own (a deferral rounded down) holds too",
+			webhook.Endpoint{RateLimit: 2}, twoPerSecond, []webhook.Start{{Number: 11, NotBefore: ms(700 * time.Millisecond)}},
+			want{runAt: []time.Duration{700 * time.Millisecond}}},
+		{"far ahead: the longest SQS delay, to look again then",
+			webhook.Endpoint{RateLimit: 2}, twoPerSecond, numbered(10 + 2*3600),
+			want{waits: []time.Duration{webhook.MaxDefer}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := webhook.PlanAdmit(tc.ep, tc.tickets, flowNow, until, rand.New(rand.NewPCG(1, 2)))
-			run := 0
-			var waits []time.Duration
-			for _, a := range plan.Admissions {
+			var runAt, waits []time.Duration
+			for i, a := range webhook.PlanStarts(tc.ep, tc.flow, tc.starts, flowNow) {
 				if a.Run {
-					run++
+					runAt = append(runAt, time.Duration(a.At-ms(0))*time.Millisecond)
 					continue
 				}
 				waits = append(waits, a.Wait)
-			}
-			if run != tc.want.run || len(waits) != len(tc.want.waits) {
-				t.Fatalf("run %d, waits %v; want %d, %v", run, waits, tc.want.run, tc.want.waits)
-			}
-			for i, w := range waits {
-				spread := tc.want.spread
-				if tc.want.waits[i] == time.Second {
-					spread = time.Second // a busy batch's retry
-				}
-				if w < tc.want.waits[i] || (spread > 0 && w >= tc.want.waits[i]+spread) || (spread == 0 && w != tc.want.waits[i]) {
-					t.Errorf("wait %d = %s, want %s", i, w, tc.want.waits[i])
+				if a.Start.Number != tc.starts[i].Number || a.Start.NotBefore < ms(a.Wait) {
+					t.Errorf("deferred %+v: keeps its number, and starts no earlier than its wait", a)
 				}
 			}
-			if len(plan.Take) != tc.want.take {
-				t.Errorf("leases taken %v, want %d", plan.Take, tc.want.take)
-			}
-			for slot, end := range plan.Take {
-				if exp, held := tc.ep.Leases[slot]; (held && exp >= flowNow.UnixMilli()) || end != until.UnixMilli() {
-					t.Errorf("took slot %d (held until %d) until %d", slot, exp, end)
-				}
-			}
-			switch {
-			case tc.want.next == 0 && tc.want.take == 0 && plan.Next != nil:
-				t.Errorf("wrote %+v, want no write", *plan.Next)
-			case (tc.want.next != 0 || tc.want.take != 0) && plan.Next == nil:
-				t.Error("no write")
-			case plan.Next != nil && (plan.Next.Version != tc.ep.Flow.Version+1 || (tc.want.next != 0 && tc.want.take == 0 && plan.Next.Next != tc.want.next)):
-				t.Errorf("wrote %+v, want next %d at version %d", *plan.Next, tc.want.next, tc.ep.Flow.Version+1)
+			if fmt.Sprint(runAt) != fmt.Sprint(tc.want.runAt) || fmt.Sprint(waits) != fmt.Sprint(tc.want.waits) {
+				t.Fatalf("run at %v, deferred %v; want %v, %v", runAt, waits, tc.want.runAt, tc.want.waits)
 			}
 		})
 	}
 }
 
+func TestNeedNumbers(t *testing.T) {
+	f := webhook.Flow{Version: 3, N0: 10, T0: ms(-5 * time.Second), R0: 2, Ceiling: 2} // 20 due now
+	got := webhook.NeedNumbers(f, []webhook.Start{{}, {Number: 20}, {Number: 19}, {Number: 21}, {Number: 5}}, flowNow)
+	// none yet; due now; 500 ms late (more than Late); ahead; before the
+	// schedule began (a slow-down moved it).
+	if fmt.Sprint(got) != "[0 2 4]" {
+		t.Fatalf("take new numbers: %v, want [0 2 4]", got)
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ep    webhook.Endpoint
+		write bool
+		r0    float64
+		n0    float64
+	}{
+		{"a rate limit's first schedule: from now, at the limit, after the numbers given", webhook.Endpoint{RateLimit: 5, Taken: 40}, true, 5, 40},
+		{"the same limit: as written", webhook.Endpoint{RateLimit: 5, Flow: webhook.Flow{Version: 2, N0: 3, T0: ms(-time.Hour), R0: 5, Ceiling: 5}}, false, 5, 3},
+		{"the limit changed: a new schedule from the number due now", webhook.Endpoint{RateLimit: 50, Flow: webhook.Flow{Version: 2, N0: 3, T0: ms(-time.Second), R0: 5, Ceiling: 5}}, true, 50, 3 + 5},
+		{"the limit changed while climbing back: it goes on from where it is", webhook.Endpoint{RateLimit: 50, Flow: webhook.Flow{Version: 2, N0: 3, T0: ms(-time.Second), R0: 2, Ceiling: 5, DecreasedAt: ms(-2 * time.Second)}}, true, 2.2, 3 + 2*0.1/math.Log(1.1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, write := tc.ep.Schedule(flowNow)
+			if write != tc.write || math.Abs(f.R0-tc.r0) > 0.001 || math.Abs(f.N0-tc.n0) > 0.001 || f.Ceiling != float64(tc.ep.RateLimit) {
+				t.Fatalf("schedule %+v (write %v); want r0 %.2f from number %.3f, write %v", f, write, tc.r0, tc.n0, tc.write)
+			}
+			if write && (f.Version != tc.ep.Flow.Version+1 || f.T0 != ms(0)) {
+				t.Fatalf("schedule %+v: a version up, from now", f)
+			}
+		})
+	}
+	idle := webhook.Endpoint{RateLimit: 2, Taken: 4, Flow: webhook.Flow{Version: 1, N0: 4, T0: ms(-time.Minute), R0: 2, Ceiling: 2}}
+	if got := idle.CatchUp(idle.Flow, flowNow); got != 124 {
+		t.Fatalf("an endpoint idle for a minute at 2/s: the next numbers after %d, want after 124", got)
+	}
+	busy := webhook.Endpoint{RateLimit: 2, Taken: 500, Flow: idle.Flow}
+	if got := busy.CatchUp(busy.Flow, flowNow); got != 0 {
+		t.Fatalf("an endpoint with numbers ahead: catch up to %d, want none", got)
+	}
+}
+
 func TestThrottleLowersPausesAndGrowsBack(t *testing.T) {
-	ep := webhook.Endpoint{RateLimit: 40}
+	ep := webhook.Endpoint{RateLimit: 40, Taken: 7}
 	f, write := webhook.PlanThrottle(ep, "http_429", 2*time.Second, flowNow)
-	if !write || f.Rate != 20 || f.PausedUntil != ms(2*time.Second) || f.Next != ms(2*time.Second) || f.Cause != "http_429" || f.Version != 1 {
+	if !write || f.R0 != 20 || f.PausedUntil != ms(2*time.Second) || f.T0 != ms(2*time.Second) || f.N0 != 7 || f.Cause != "http_429" || f.Version != 1 {
 		t.Fatalf("after a 429: %+v", f)
 	}
 	ep.Flow = f
-	if again, write := webhook.PlanThrottle(ep, "http_429", time.Second, flowNow.Add(500*time.Millisecond)); write || again.Rate != 20 {
+	if again, write := webhook.PlanThrottle(ep, "http_429", time.Second, flowNow.Add(500*time.Millisecond)); write || again.R0 != 20 {
 		t.Fatalf("a second 429 of the same burst, within its pause, wrote %v: %+v", write, again)
 	}
-	if longer, write := webhook.PlanThrottle(ep, "http_429", time.Minute, flowNow.Add(500*time.Millisecond)); !write || longer.Rate != 20 || longer.PausedUntil != ms(60500*time.Millisecond) {
+	if longer, write := webhook.PlanThrottle(ep, "http_429", time.Minute, flowNow.Add(500*time.Millisecond)); !write || longer.R0 != 20 || longer.PausedUntil != ms(60500*time.Millisecond) || longer.T0 != longer.PausedUntil {
 		t.Fatalf("a longer Retry-After of the same burst: %v %+v", write, longer)
 	}
-	if later, _ := webhook.PlanThrottle(ep, "http_503", 0, flowNow.Add(time.Second)); // grown to 22 in that second, halved
-	later.Rate != 11 || later.Cause != "http_503" {
+	if later, _ := webhook.PlanThrottle(ep, "http_503", 0, flowNow.Add(time.Second)); // still paused: 20, halved
+	later.R0 != 10 || later.Cause != "http_503" {
 		t.Fatalf("a 503 a second later: %+v", later)
+	}
+	if later, _ := webhook.PlanThrottle(ep, "http_503", 0, flowNow.Add(3*time.Second)); // grown to 22 in the second after the pause, halved
+	math.Abs(later.R0-11) > 0.001 || math.Abs(later.N0-(7+20*0.1/math.Log(1.1))) > 0.001 {
+		t.Fatalf("a 503 a second after the pause: %+v", later)
 	}
 	for _, tc := range []struct {
 		after time.Duration
 		pace  float64
-	}{{0, 20}, {time.Second, 22}, {5 * time.Second, 20 * 1.61051}, {8 * time.Second, 0}} {
+	}{{0, 20}, {2 * time.Second, 20}, {3 * time.Second, 22}, {7 * time.Second, 20 * 1.61051}, {10 * time.Second, 0}} {
 		got := ep.Pace(flowNow.Add(tc.after))
 		if tc.pace == 0 {
 			if got != 40 {
@@ -146,14 +155,14 @@ func TestThrottleLowersPausesAndGrowsBack(t *testing.T) {
 			t.Errorf("after %s: pace %.2f, want %.2f", tc.after, got, tc.pace)
 		}
 	}
-	if v := ep.View(flowNow.Add(time.Second)); v == nil || v.EffectiveRate != 22 || v.PausedUntil == "" || v.ThrottledBy != "http_429" {
+	if v := ep.View(flowNow.Add(time.Second)); v == nil || v.EffectiveRate != 20 || v.PausedUntil == "" || v.ThrottledBy != "http_429" {
 		t.Fatalf("view %+v", v)
 	}
 	if v := ep.View(flowNow.Add(time.Minute)); v != nil {
 		t.Fatalf("view after the rate grew back %+v", v)
 	}
 	unlimited, _ := webhook.PlanThrottle(webhook.Endpoint{}, "http_429", 0, flowNow)
-	if unlimited.Rate != webhook.AdaptiveStartRate {
+	if unlimited.R0 != webhook.AdaptiveStartRate || unlimited.Ceiling != webhook.AdaptiveCeiling {
 		t.Fatalf("an endpoint without a limit starts at %.1f/s after a 429: %+v", webhook.AdaptiveStartRate, unlimited)
 	}
 }
@@ -231,7 +240,7 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 			t.Fatalf("leases left behind: %v", got.Leases)
 		}
 	})
-	t.Run("rate_limit 5/s: a second's worth now, the rest deferred to their places, which they keep", func(t *testing.T) {
+	t.Run("rate_limit 5/s: the numbers due within a second now, the rest deferred with theirs, which they keep", func(t *testing.T) {
 		p := newPipeline(t)
 		ep := p.endpoint(webhook.AllEvents)
 		ep.RateLimit = 5
@@ -239,24 +248,92 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 		for range 10 {
 			p.dispatch(p.event(domain.EventContactCreated))
 		}
+		start := p.clock()
 		p.deliverer.HandleBatch(ctx, p.queue.Sent())
 		deferred := p.queue.Deferred()
-		if len(p.poster.Posted()) != 5 || len(deferred) != 5 {
+		// Numbers 1..10 fall due 200 ms apart: 1 to 4 within the second.
+		if len(p.poster.Posted()) != 4 || len(deferred) != 6 {
 			t.Fatalf("posted %d, deferred %d", len(p.poster.Posted()), len(deferred))
 		}
 		for i, d := range deferred {
-			if want := time.Second + time.Duration(i)*200*time.Millisecond; d.Delay != want || d.Message.Slot != p.clock().Add(want).UnixMilli() {
-				t.Fatalf("deferral %d: %s slot %d, want %s", i, d.Delay, d.Message.Slot, want)
+			at := start.Add(time.Second + time.Duration(i)*200*time.Millisecond)
+			if d.Message.Number != int64(5+i) || d.Message.NotBefore != at.UnixMilli() || d.Delay != at.Sub(p.clock()).Truncate(time.Second) {
+				t.Fatalf("deferral %d: number %d, delay %s, not before %d; want %d, %s", i, d.Message.Number, d.Delay, d.Message.NotBefore, 5+i, at)
 			}
 		}
-		p.advance(2 * time.Second)
+		// Back early (the delays were rounded down): each waits for its
+		// start, number 10 goes back once more; no number is taken again.
+		p.advance(time.Second)
 		var back []webhook.Message
 		for _, d := range deferred {
 			back = append(back, d.Message)
 		}
 		p.deliverer.HandleBatch(ctx, back)
-		if len(p.poster.Posted()) != 10 || len(p.queue.Deferred()) != 5 {
+		if len(p.poster.Posted()) != 9 || len(p.queue.Deferred()) != 7 {
 			t.Fatalf("posted %d, deferred %d after the places came", len(p.poster.Posted()), len(p.queue.Deferred()))
+		}
+		if got, _ := p.endpoints.Get(ctx, project, ep.ID); got.Taken != 10 {
+			t.Fatalf("numbers taken %d, want 10", got.Taken)
+		}
+		if again := p.queue.Deferred()[6].Message; again.Number != 10 {
+			t.Fatalf("number 10 deferred again as %+v", again)
+		}
+	})
+	t.Run("a slow-down moves the numbers not yet due behind the pause, at the lower rate, without taking them again", func(t *testing.T) {
+		p := newPipeline(t)
+		ep := p.endpoint(webhook.AllEvents)
+		ep.RateLimit = 5
+		p.endpoints.Put(project, ep)
+		for range 10 {
+			p.dispatch(p.event(domain.EventContactCreated))
+		}
+		p.poster.Answer = answer(429, "5")
+		p.deliverer.HandleBatch(ctx, p.queue.Sent())
+		p.poster.Answer = nil
+		got, _ := p.endpoints.Get(ctx, project, ep.ID)
+		if got.Flow.R0 != 2.5 || got.Flow.T0 != got.Flow.PausedUntil || got.Taken != 10 {
+			t.Fatalf("after the 429s: flow %+v, taken %d", got.Flow, got.Taken)
+		}
+		var back []webhook.Message
+		for _, d := range p.queue.Deferred() {
+			if d.Message.Number != 0 {
+				back = append(back, d.Message)
+			}
+		}
+		p.advance(time.Second)
+		before, posted := len(p.queue.Deferred()), len(p.poster.Posted())
+		p.deliverer.HandleBatch(ctx, back)
+		again := p.queue.Deferred()[before:]
+		if len(back) != 6 || len(again) != 6 || len(p.poster.Posted()) != posted {
+			t.Fatalf("back %d, deferred again %d, posted during the pause %d", len(back), len(again), len(p.poster.Posted())-posted)
+		}
+		for _, d := range again {
+			// From 2.5/s after the pause, growing by AdaptiveGrowth a second.
+			lg := math.Log(webhook.AdaptiveGrowth)
+			want := got.Flow.T0 + int64(math.Ceil(math.Log1p((float64(d.Message.Number)-got.Flow.N0)*lg/2.5)/lg*1000))
+			if d.Message.NotBefore != want {
+				t.Fatalf("number %d starts at %d, want %d: after the pause, at 2.5/s growing", d.Message.Number, d.Message.NotBefore, want)
+			}
+		}
+		if now, _ := p.endpoints.Get(ctx, project, ep.ID); now.Taken != 10 {
+			t.Fatalf("numbers taken again: %d", now.Taken)
+		}
+	})
+	t.Run("a delivery back late for its number takes a new one, behind the others", func(t *testing.T) {
+		p := newPipeline(t)
+		ep := p.endpoint(webhook.AllEvents)
+		ep.RateLimit = 5
+		p.endpoints.Put(project, ep)
+		for range 6 {
+			p.dispatch(p.event(domain.EventContactCreated))
+		}
+		p.deliverer.HandleBatch(ctx, p.queue.Sent())
+		late := p.queue.Deferred()[0].Message // number 5, due at 1 s
+		p.advance(3 * time.Second)
+		p.deliverer.HandleBatch(ctx, []webhook.Message{late})
+		got, _ := p.endpoints.Get(ctx, project, ep.ID)
+		if got.Taken <= 6 || len(p.poster.Posted()) != 5 {
+			t.Fatalf("numbers taken %d, posted %d: the late one should take a new number and run", got.Taken, len(p.poster.Posted()))
 		}
 	})
 	t.Run("a paused endpoint is not sent to by any batch until the pause ends", func(t *testing.T) {
@@ -276,7 +353,7 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 		}
 		got, _ := p.endpoints.Get(ctx, project, ep.ID)
 		for _, d := range p.queue.Deferred()[1:] {
-			if d.Delay < 29*time.Second || d.Message.Slot < got.Flow.PausedUntil {
+			if d.Delay < 29*time.Second || d.Message.NotBefore < got.Flow.PausedUntil {
 				t.Fatalf("deferred %+v before the pause ends at %d", d, got.Flow.PausedUntil)
 			}
 		}

@@ -187,7 +187,7 @@ func TestDelivererTransitions(t *testing.T) {
 			t.Fatalf("delivery %+v", got)
 		}
 		ep, _ := p.endpoints.Get(context.Background(), project, got.EndpointID)
-		if ep.ConsecutiveFailures != 0 || ep.Flow.PausedUntil != p.clock().Add(2*time.Minute).UnixMilli() || ep.Flow.Rate != webhook.AdaptiveStartRate || ep.Flow.Cause != "http_429" {
+		if ep.ConsecutiveFailures != 0 || ep.Flow.PausedUntil != p.clock().Add(2*time.Minute).UnixMilli() || ep.Flow.R0 != webhook.AdaptiveStartRate || ep.Flow.Cause != "http_429" {
 			t.Fatalf("endpoint %+v (flow %+v)", ep, ep.Flow)
 		}
 		// The next answer, a plain failure, waits the schedule's first step:

@@ -66,13 +66,20 @@ type Endpoints interface {
 	// Disable disables an enabled endpoint with a reason the owner sees; an
 	// endpoint already disabled or gone is left alone, without an error.
 	Disable(ctx context.Context, project, id, reason string, at time.Time) error
-	// WriteFlow stores next as the endpoint's flow state and takes the
-	// leases of take, on condition that the stored state is at version
-	// seen (no state yet when 0) and that every slot of take is free (no
-	// lease, or one that ended before now). It returns the endpoint as
-	// stored after the write with true, or as it is with false when the
+	// WriteFlow stores next as the endpoint's flow state, on condition that
+	// the stored state is at version seen (no state yet when 0), and takes
+	// the leases of take, on condition that every slot of take is free (no
+	// lease, or one that ended before now); with next nil it only takes
+	// the leases, whatever the state's version. It returns the endpoint as
+	// stored after the write with true, or as it is with false when a
 	// condition failed; ErrEndpointNotFound if it is gone.
-	WriteFlow(ctx context.Context, project, id string, seen int64, next Flow, take Leases, now time.Time) (Endpoint, bool, error)
+	WriteFlow(ctx context.Context, project, id string, seen int64, next *Flow, take Leases, now time.Time) (Endpoint, bool, error)
+	// TakeNumbers gives n consecutive numbers of the endpoint's virtual
+	// queue (Endpoint.Taken is the last given): after the last given, or,
+	// when after is above it (the endpoint was idle), after after. It
+	// returns the endpoint after the write and the first number; no other
+	// writer's number can make it fail, so concurrent batches never retry.
+	TakeNumbers(ctx context.Context, project, id string, n int, after int64) (Endpoint, int64, error)
 	// Release frees the leases that still hold the values given (a lease
 	// that ended and was taken by another holder is left to it).
 	Release(ctx context.Context, project, id string, leases Leases) error

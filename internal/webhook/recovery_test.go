@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/docs"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/webhook"
 	"github.com/botix/public-api/internal/webhook/webhooktest"
@@ -209,21 +210,22 @@ func TestRecovererBounds(t *testing.T) {
 	})
 }
 
-// TestRecoveryBoundsAsDocumented holds the README, the OpenAPI document,
+// TestRecoveryBoundsAsDocumented holds the guides, the OpenAPI document,
 // the Go SDK and the dashboard to the constants they state.
 func TestRecoveryBoundsAsDocumented(t *testing.T) {
 	batch, page, pages := strconv.Itoa(webhook.MaxRecoveryBatch), strconv.Itoa(webhook.RecoveryPageSize), strconv.Itoa(webhook.MaxRecoveryPages)
 	cooldown := strconv.Itoa(int(webhook.RecoveryCooldown.Minutes())) + " minutes"
 	pace, stall := strconv.Itoa(webhook.DefaultRecoveryPace), strconv.Itoa(int(webhook.RecoveryStall.Minutes()))+" minutes"
 	for file, wants := range map[string][]string{
-		"../../README.md": {"queues at most " + batch + " of them", "**At most " + batch + " deliveries per step** (`MaxRecoveryBatch`)",
-			pace + " deliveries per second (`DefaultRecoveryPace`", "more than " + stall + " late\n  (`RecoveryStall`)", "parameter `WebhookRecoveryPace`, " + pace + ")", "| `WEBHOOK_RECOVERY_PACE` | `" + pace + "` |",
+		"../../" + docs.Integrators: {"queues at most " + batch + " of them", "**At most " + batch + " deliveries per step** (`MaxRecoveryBatch`)",
+			pace + " deliveries per second (`DefaultRecoveryPace`", "more than " + stall + " late\n  (`RecoveryStall`)",
 			"`Limit` " + page + " (`RecoveryPageSize`)", "at most " + pages + " pages (`MaxRecoveryPages`)", "for " + cooldown + "\n  (`RecoveryCooldown`)",
 			"at most once per " + cooldown},
-		"../../sdk/openapi.yaml":         {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},
-		"../../sdk/go/botix/types.go":    {"A call queues at most " + batch + " failed or dead", "less than " + cooldown + " before"},
-		"../dashboard/static/app.js":     {"in the last " + cooldown + " were left alone"},
-		"../../sdk/go/botix/services.go": {"at most " + batch + " per call"},
+		"../../" + docs.Operators:            {"parameter `WebhookRecoveryPace`, " + pace + ")", "| `WEBHOOK_RECOVERY_PACE` | `" + pace + "` |"},
+		"../../sdk/openapi.yaml":             {"A call queues at most " + batch + " deliveries", "maximum: " + batch + ",", "for " + cooldown + " (counted in skipped)", "less than " + cooldown + " before"},
+		"../../sdk/go/botix/types.go":        {"A call queues at most " + batch + " failed or dead", "less than " + cooldown + " before"},
+		"../dashboard/static/dead-letter.js": {"in the last " + cooldown + " were left alone"},
+		"../../sdk/go/botix/services.go":     {"at most " + batch + " per call"},
 	} {
 		b, err := os.ReadFile(file)
 		if err != nil {

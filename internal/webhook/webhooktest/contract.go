@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -523,20 +524,73 @@ func TestEndpoints(t *testing.T, newHarness func(t *testing.T) EndpointsHarness)
 		if got, _ := h.Endpoints.Get(ctx, p, ep.ID); got.RateLimit != 5 || got.MaxConcurrency != 2 || got.Flow.Version != 0 {
 			t.Fatalf("limits read back %+v", got)
 		}
-		first := webhook.Flow{Version: 1, Next: now.Add(time.Second).UnixMilli(), Rate: 2.5, DecreasedAt: now.UnixMilli(), PausedUntil: now.Add(time.Minute).UnixMilli(), Cause: "http_429"}
-		got, ok, err := h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, first, nil, now)
+		first := webhook.Flow{Version: 1, N0: 12.5, T0: now.Add(time.Minute).UnixMilli(), R0: 2.5, Ceiling: 5, DecreasedAt: now.UnixMilli(), PausedUntil: now.Add(time.Minute).UnixMilli(), Cause: "http_429"}
+		got, ok, err := h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, &first, nil, now)
 		if err != nil || !ok || got.Flow != first {
 			t.Fatalf("first write: %+v %v %v", got.Flow, ok, err)
 		}
-		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, webhook.Flow{Version: 1, Next: 7}, nil, now)
+		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, &webhook.Flow{Version: 1, N0: 7}, nil, now)
 		if err != nil || ok || got.Flow != first {
 			t.Fatalf("a write from the same version: %+v %v %v", got.Flow, ok, err)
 		}
 		if v := got.View(now); v == nil || v.PausedUntil == "" || v.ThrottledBy != "http_429" {
 			t.Fatalf("view %+v", v)
 		}
-		if _, _, err := h.Endpoints.WriteFlow(ctx, p, NewEndpoint(now).ID, 0, first, nil, now); !errors.Is(err, webhook.ErrEndpointNotFound) {
+		if _, _, err := h.Endpoints.WriteFlow(ctx, p, NewEndpoint(now).ID, 0, &first, nil, now); !errors.Is(err, webhook.ErrEndpointNotFound) {
 			t.Fatalf("a missing endpoint: %v", err)
+		}
+	})
+	t.Run("numbers are consecutive across concurrent takers; an idle counter catches up once", func(t *testing.T) {
+		h, p, ep := newHarness(t), project(), NewEndpoint(now)
+		ep.RateLimit = 5
+		h.Add(t, p, ep)
+		const takers, each = 8, 3
+		firsts := make(chan int64, takers)
+		var wg sync.WaitGroup
+		for range takers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, first, err := h.Endpoints.TakeNumbers(ctx, p, ep.ID, each, 0)
+				if err != nil {
+					t.Error(err)
+				}
+				firsts <- first
+			}()
+		}
+		wg.Wait()
+		close(firsts)
+		seen := map[int64]bool{}
+		for f := range firsts {
+			for n := f; n < f+each; n++ {
+				if seen[n] {
+					t.Fatalf("number %d given twice", n)
+				}
+				seen[n] = true
+			}
+		}
+		if got, _ := h.Endpoints.Get(ctx, p, ep.ID); got.Taken != takers*each || len(seen) != takers*each {
+			t.Fatalf("counter %d after %d numbers", got.Taken, len(seen))
+		}
+		// Idle: the next numbers come after the one due now (100), once;
+		// a second catch-up to the same point follows the first.
+		got, first, err := h.Endpoints.TakeNumbers(ctx, p, ep.ID, 2, 100)
+		if err != nil || first != 101 || got.Taken != 102 {
+			t.Fatalf("catch-up: first %d, counter %d, %v", first, got.Taken, err)
+		}
+		got, first, err = h.Endpoints.TakeNumbers(ctx, p, ep.ID, 1, 100)
+		if err != nil || first != 103 || got.Taken != 103 {
+			t.Fatalf("a second catch-up to the same point: first %d, counter %d, %v", first, got.Taken, err)
+		}
+		// The flow state's writes leave the counter alone.
+		if got, ok, err := h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, &webhook.Flow{Version: 1, R0: 5, Ceiling: 5}, nil, now); err != nil || !ok || got.Taken != 103 {
+			t.Fatalf("after a flow write: counter %d %v %v", got.Taken, ok, err)
+		}
+		if _, _, err := h.Endpoints.TakeNumbers(ctx, p, NewEndpoint(now).ID, 1, 0); !errors.Is(err, webhook.ErrEndpointNotFound) {
+			t.Fatalf("a missing endpoint: %v", err)
+		}
+		if _, _, err := h.Endpoints.TakeNumbers(ctx, p, NewEndpoint(now).ID, 1, 5); !errors.Is(err, webhook.ErrEndpointNotFound) {
+			t.Fatalf("a missing endpoint, catching up: %v", err)
 		}
 	})
 	t.Run("a held lease is not taken until it ends; a release frees only what it holds", func(t *testing.T) {
@@ -544,20 +598,21 @@ func TestEndpoints(t *testing.T, newHarness func(t *testing.T) EndpointsHarness)
 		ep.MaxConcurrency = 2
 		h.Add(t, p, ep)
 		end := now.Add(time.Minute).UnixMilli()
-		got, ok, err := h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, webhook.Flow{Version: 1}, webhook.Leases{0: end}, now)
+		got, ok, err := h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, nil, webhook.Leases{0: end}, now)
 		if err != nil || !ok || got.Leases[0] != end {
 			t.Fatalf("first lease: %v %v %v", got.Leases, ok, err)
 		}
-		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 1, webhook.Flow{Version: 2}, webhook.Leases{0: end + 1, 1: end + 1}, now)
+		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, nil, webhook.Leases{0: end + 1, 1: end + 1}, now)
 		if err != nil || ok || got.Leases[0] != end || len(got.Leases) != 1 {
 			t.Fatalf("taking a held slot: %v %v %v", got.Leases, ok, err)
 		}
-		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 1, webhook.Flow{Version: 2}, webhook.Leases{1: end + 1}, now)
+		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, nil, webhook.Leases{1: end + 1}, now)
 		if err != nil || !ok || len(got.Leases) != 2 {
 			t.Fatalf("the free slot: %v %v %v", got.Leases, ok, err)
 		}
 		later := time.UnixMilli(end).Add(time.Second)
-		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 2, webhook.Flow{Version: 3}, webhook.Leases{0: later.Add(time.Minute).UnixMilli()}, later)
+		// With a state write too: both conditions hold.
+		got, ok, err = h.Endpoints.WriteFlow(ctx, p, ep.ID, 0, &webhook.Flow{Version: 1}, webhook.Leases{0: later.Add(time.Minute).UnixMilli()}, later)
 		if err != nil || !ok || got.Leases[0] != later.Add(time.Minute).UnixMilli() {
 			t.Fatalf("an ended lease taken over: %v %v %v", got.Leases, ok, err)
 		}

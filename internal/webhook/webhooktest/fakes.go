@@ -387,7 +387,7 @@ func (s *Endpoints) Disable(_ context.Context, project, id, reason string, at ti
 }
 
 // WriteFlow implements webhook.Endpoints.
-func (s *Endpoints) WriteFlow(_ context.Context, project, id string, seen int64, next webhook.Flow, take webhook.Leases, now time.Time) (webhook.Endpoint, bool, error) {
+func (s *Endpoints) WriteFlow(_ context.Context, project, id string, seen int64, next *webhook.Flow, take webhook.Leases, now time.Time) (webhook.Endpoint, bool, error) {
 	if err := s.take("WriteFlow"); err != nil {
 		return webhook.Endpoint{}, false, err
 	}
@@ -397,7 +397,7 @@ func (s *Endpoints) WriteFlow(_ context.Context, project, id string, seen int64,
 	if !ok {
 		return webhook.Endpoint{}, false, webhook.ErrEndpointNotFound
 	}
-	if ep.Flow.Version != seen {
+	if next != nil && ep.Flow.Version != seen {
 		return clone(ep), false, nil
 	}
 	for slot := range take {
@@ -405,7 +405,9 @@ func (s *Endpoints) WriteFlow(_ context.Context, project, id string, seen int64,
 			return clone(ep), false, nil
 		}
 	}
-	ep.Flow = next
+	if next != nil {
+		ep.Flow = *next
+	}
 	if len(take) > 0 {
 		leases := maps.Clone(ep.Leases)
 		if leases == nil {
@@ -416,6 +418,23 @@ func (s *Endpoints) WriteFlow(_ context.Context, project, id string, seen int64,
 	}
 	s.items[deliveryKey(project, id)] = ep
 	return clone(ep), true, nil
+}
+
+// TakeNumbers implements webhook.Endpoints.
+func (s *Endpoints) TakeNumbers(_ context.Context, project, id string, n int, after int64) (webhook.Endpoint, int64, error) {
+	if err := s.take("TakeNumbers"); err != nil {
+		return webhook.Endpoint{}, 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ep, ok := s.items[deliveryKey(project, id)]
+	if !ok {
+		return webhook.Endpoint{}, 0, webhook.ErrEndpointNotFound
+	}
+	first := max(ep.Taken, after) + 1
+	ep.Taken = first + int64(n) - 1
+	s.items[deliveryKey(project, id)] = ep
+	return clone(ep), first, nil
 }
 
 // Release implements webhook.Endpoints.

@@ -53,7 +53,7 @@
 //
 // The net/http Transport never re-sends a request by itself: every HTTP
 // request is an attempt the policy counts, waits for, pays quota for and
-// logs (see WithHTTPClient and the README's Go SDK section).
+// logs (see WithHTTPClient and the Go SDK section of docs/integrators.md).
 //
 // The package depends on the standard library and github.com/google/uuid
 // only.

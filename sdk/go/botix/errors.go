@@ -7,7 +7,7 @@ import (
 )
 
 // Code is a public error code of the API (the "code" of the error
-// envelope). The API's README lists each with its HTTP status.
+// envelope). The API's integrators' guide (docs/integrators.md) lists each with its HTTP status.
 type Code string
 
 // The public error codes. A test checks this list against the server's

@@ -215,7 +215,7 @@ func TestRetryPolicyDefaults(t *testing.T) {
 		})
 	}
 	if d.MaxAttempts != 5 || d.BaseDelay != 200*time.Millisecond || d.MaxDelay != 20*time.Second || d.MaxRetryAfter != time.Minute || d.QuotaCapacity != 500 {
-		t.Fatalf("DefaultRetryPolicy is %+v; the godoc and the README say 5, 200 ms, 20 s, 60 s, 500", d)
+		t.Fatalf("DefaultRetryPolicy is %+v; the godoc and docs/integrators.md say 5, 200 ms, 20 s, 60 s, 500", d)
 	}
 
 	// Behaviour, not only the fields: against an API that always answers

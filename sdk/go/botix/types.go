@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The request and response types mirror the API's JSON (the README shows
+// The request and response types mirror the API's JSON (docs/integrators.md shows
 // each). Times are RFC 3339 strings as the API sends them; unknown fields
 // of an answer are ignored, so a newer API does not break an older SDK.
 // Each result carries Response: the request id, the idempotency key and

@@ -1,0 +1,125 @@
+// One delivery: its facts, its attempts, its payload, and the two fixes
+// (retry now, redirect to an inspector).
+import { endpointLabel, endpointsList, get, mutate, sleep } from './api.js';
+import { badge, el, fmtTime, noticeBox } from './dom.js';
+import { button, current, link, load, render, view } from './page.js';
+import { session } from './session.js';
+
+export function detail(id) {
+  const token = render('Delivery');
+  const head = el('div', {});
+  const actions = el('div', { class: 'actions' });
+  const result = el('div', { id: 'action-result' });
+  const attempts = el('div', {});
+  const payload = el('div', {});
+  const captured = el('div', { id: 'captured' });
+  view().append(head, actions, result, el('h2', {}, 'Attempts'), attempts, captured, el('h2', {}, 'Payload'), payload);
+
+  let shownAttempts = 0;
+  function paint(d, eps) {
+    shownAttempts = (d.attempts || []).length;
+    head.replaceChildren(el('div', { class: 'card' }, el('dl', { class: 'facts' },
+      fact('Delivery', el('code', {}, d.id)),
+      fact('Status', badge(d.status)),
+      fact('Event', d.event_type, ' ', el('code', {}, d.event_id), ' ', link('/deliveries?event_id=' + encodeURIComponent(d.event_id), 'All its deliveries')),
+      fact('Endpoint', endpointLabel(eps, d.endpoint_id), ' ', el('code', {}, d.endpoint_id)),
+      fact('Round', String(d.round)),
+      fact('Attempts', String(d.attempts_count)),
+      fact('Created', fmtTime(d.created_at)),
+      d.delivered_at ? fact('Delivered', fmtTime(d.delivered_at)) : null,
+      d.next_attempt_at ? fact('Next attempt', fmtTime(d.next_attempt_at)) : null,
+      d.dead_reason ? fact('Dead because', d.dead_reason) : null)));
+    attempts.replaceChildren(timeline(d.attempts || []));
+    let pretty;
+    try { pretty = JSON.stringify(d.payload, null, 2); } catch { pretty = String(d.payload); }
+    payload.replaceChildren(el('pre', { id: 'payload' }, pretty));
+  }
+
+  async function refreshUntil(n) {
+    for (let i = 0; i < 20 && current(token); i++) {
+      await sleep(1000);
+      const d = await get('/webhook-deliveries/' + encodeURIComponent(id));
+      if (!current(token)) return;
+      paint(d, await endpointsList(false));
+      if ((d.attempts || []).length > n) return;
+    }
+  }
+
+  load(token, async () => {
+    const [d, eps] = await Promise.all([get('/webhook-deliveries/' + encodeURIComponent(id)), endpointsList(false)]);
+    if (!current(token)) return;
+    document.title = d.id + ' · BOTIX webhooks';
+    paint(d, eps);
+    actions.replaceChildren(
+      button('Retry now', null, async () => {
+        const before = shownAttempts;
+        const r = await mutate('POST', '/webhook-deliveries/' + encodeURIComponent(id) + '/retry');
+        result.replaceChildren(noticeBox('Retry queued: a manual attempt is on its way.', r.requestId));
+        await refreshUntil(before);
+      }),
+      button('Redirect to inspector', 'secondary', async () => {
+        const insp = await inspector();
+        const before = insp.seen;
+        const r = await mutate('POST', '/webhook-deliveries/' + encodeURIComponent(id) + '/redirect', { inspector_id: insp.id });
+        result.replaceChildren(noticeBox('Redirect queued to inspector ' + insp.id + '.', r.requestId));
+        await showCaptures(token, captured, insp, before);
+      }));
+  });
+}
+
+function fact(name, ...value) {
+  return [el('dt', {}, name), el('dd', {}, ...value)];
+}
+
+function timeline(attempts) {
+  if (attempts.length === 0) return el('p', { class: 'muted' }, 'No attempt yet.');
+  return el('ol', { class: 'timeline', id: 'attempts' }, attempts.map(a => {
+    const ok = a.status_code >= 200 && a.status_code < 300;
+    return el('li', { class: ok ? 'ok' : 'fail', 'data-kind': a.kind },
+      el('div', { class: 'attempt-head' },
+        el('strong', {}, `#${a.attempt} ${a.kind}`),
+        fmtTime(a.started_at),
+        el('span', {}, `${a.duration_ms} ms`),
+        el('span', {}, a.status_code ? 'HTTP ' + a.status_code : 'no answer'),
+        a.error_class ? el('code', {}, a.error_class) : null,
+        el('code', { class: 'muted', title: 'the webhook-id / X-Botix-Request-Id of this attempt' }, a.request_id)),
+      el('div', { class: 'muted wrap' }, a.url),
+      a.error ? el('div', {}, a.error) : null,
+      a.next_attempt_at ? el('div', { class: 'muted' }, 'next attempt ', fmtTime(a.next_attempt_at)) : null,
+      a.response_body ? el('details', {}, el('summary', {}, 'Response body (first 4 KB)'), el('pre', { class: 'response-body' }, a.response_body)) : null);
+  }));
+}
+
+// inspector reuses this tab's inspector while it lives, else creates one.
+async function inspector() {
+  const saved = session.inspector;
+  if (saved && new Date(saved.expires_at) - Date.now() > 10 * 60 * 1000) {
+    try {
+      const page = await get('/inspectors/' + saved.id + '/requests?cursor_limit=100');
+      return { ...saved, seen: page.data.length };
+    } catch (err) {
+      if (err.status !== 404) throw err;
+    }
+  }
+  const r = await mutate('POST', '/inspectors');
+  session.inspector = { id: r.data.id, url: r.data.url, expires_at: r.data.expires_at };
+  return { ...r.data, seen: 0 };
+}
+
+async function showCaptures(token, box, insp, before) {
+  box.replaceChildren(el('h2', {}, 'Inspector ' + insp.id), el('p', { class: 'muted wrap' }, insp.url), el('p', { class: 'muted' }, 'Waiting for the request…'));
+  for (let i = 0; i < 20 && current(token); i++) {
+    const page = await get('/inspectors/' + insp.id + '/requests?cursor_limit=100');
+    if (page.data.length > before || i === 19) {
+      if (!current(token)) return;
+      box.replaceChildren(el('h2', {}, 'Inspector ' + insp.id), el('p', { class: 'muted wrap' }, insp.url),
+        page.data.length === 0 ? el('p', { class: 'muted' }, 'Nothing captured yet.') :
+          el('ol', { class: 'timeline' }, page.data.map(q => el('li', { class: 'ok' },
+            el('div', { class: 'attempt-head' }, el('strong', {}, q.method + ' ' + q.path), fmtTime(q.received_at), el('code', { class: 'muted' }, q.id)),
+            el('details', {}, el('summary', {}, 'Headers'), el('pre', {}, Object.entries(q.headers || {}).map(([k, v]) => `${k}: ${v}`).join('\n'))),
+            el('pre', { class: 'captured-body' }, q.body)))));
+      return;
+    }
+    await sleep(1000);
+  }
+}

@@ -1,0 +1,79 @@
+package webhook
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/botix/public-api/internal/domain"
+)
+
+// Outgoing is an outbox item on its way to receivers: an event (fanned
+// out to every subscribed endpoint, or only to TargetEndpoint) or a
+// delivery request.
+type Outgoing struct {
+	Event          *domain.Event
+	TargetEndpoint string
+	// About names the endpoint a health event is about, which never
+	// receives it.
+	About   string
+	Request *DeliveryRequest
+}
+
+// Message is the body of a delivery queue message, of a scheduled retry's
+// target input, and of a dead letter.
+type Message struct {
+	DeliveryID string `json:"delivery_id"`
+	ProjectID  string `json:"project_id"`
+	Round      int    `json:"round,omitempty"`
+	Attempt    int    `json:"attempt,omitempty"`
+	// RedriveOfRound marks a dead letter. Consumed from the delivery queue
+	// again (a DLQ redrive), it starts round RedriveOfRound+1: five fresh
+	// attempts, unless the delivery was delivered meanwhile.
+	RedriveOfRound int `json:"redrive_of_round,omitempty"`
+	// RecoveryID names the recovery that queued a redrive (Claim.Recovery).
+	RecoveryID string `json:"recovery_id,omitempty"`
+	// Request names an extra attempt asked through the API.
+	Request *MessageRequest `json:"request,omitempty"`
+	// EndpointID routes the message through its endpoint's flow control
+	// (messages written before it was set run without); with EventType
+	// and Reason, it is also for people reading the dead-letter queue.
+	EndpointID string `json:"endpoint_id,omitempty"`
+	EventType  string `json:"event_type,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	// Number is the message's place in its endpoint's virtual queue (see
+	// flow.go; 0: none yet), NotBefore (epoch ms) the earliest it may
+	// start: a deferral is rounded down to SQS's whole seconds, and the
+	// rest is waited for when it comes back.
+	Number    int64 `json:"flow_number,omitempty"`
+	NotBefore int64 `json:"not_before,omitempty"`
+	// Continuation, on a message of its own (no delivery), asks for the
+	// next step of a running recovery (see Continuer).
+	Continuation *Continuation `json:"continuation,omitempty"`
+}
+
+// MessageRequest is a delivery request carried by a message.
+type MessageRequest struct {
+	ID        string      `json:"id"`
+	Kind      RequestKind `json:"kind"`
+	TargetURL string      `json:"target_url,omitempty"`
+}
+
+func (m Message) String() string {
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// ParseMessage reads a message body; a body without a project, or without
+// a delivery and not a recovery's continuation, is not a message.
+func ParseMessage(body string) (Message, error) {
+	var m Message
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		return Message{}, err
+	}
+	if m.ProjectID == "" || (m.DeliveryID == "" && m.Continuation == nil) {
+		return Message{}, errNotAMessage
+	}
+	return m, nil
+}
+
+var errNotAMessage = errors.New("webhook: not a delivery message")
