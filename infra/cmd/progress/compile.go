@@ -37,6 +37,7 @@ func compileStep(ctx context.Context, args []string) *step {
 type compiling struct {
 	mu       sync.Mutex
 	packages map[string]bool // what the command needs; nil if go list failed
+	names    map[string]bool // their names as the go command prints them
 	compiled int
 }
 
@@ -68,8 +69,19 @@ func (c *compiling) needed(ctx context.Context, args []string, stderr io.Writer)
 		}
 	}
 	c.mu.Lock()
-	c.packages = set
+	c.setPackages(set)
 	c.mu.Unlock()
+}
+
+// setPackages takes the go list -deps lines of what is needed. The go
+// command names a test variant ("p [p.test]", "p_test [p.test]") without
+// its brackets when it compiles it.
+func (c *compiling) setPackages(list map[string]bool) {
+	c.packages, c.names = list, map[string]bool{}
+	for p := range list {
+		name, _, _ := strings.Cut(p, " [")
+		c.names[name] = true
+	}
 }
 
 // read counts the package names among the lines of r and copies every
@@ -80,7 +92,7 @@ func (c *compiling) read(r io.Reader, w io.Writer) {
 	for sc.Scan() {
 		line := sc.Text()
 		c.mu.Lock()
-		known := c.packages[line]
+		known := c.names[line]
 		if known {
 			c.compiled++
 		}

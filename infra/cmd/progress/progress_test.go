@@ -121,16 +121,17 @@ func TestReporterIsQuietFirstThenSpeaksOnNewsOrEvery30s(t *testing.T) {
 }
 
 func TestCompilingCountsThePackagesItNeedsAndPassesTheRestOn(t *testing.T) {
-	c := &compiling{packages: map[string]bool{"m/a": true, "m/b [m/b.test]": true, "fmt": true}}
-	if _, line := c.status(); line != "checking the build cache for the 3 packages it needs" {
+	c := &compiling{}
+	c.setPackages(map[string]bool{"m/a": true, "m/b [m/b.test]": true, "m/b_test [m/b.test]": true, "fmt": true})
+	if _, line := c.status(); line != "checking the build cache for the 4 packages it needs" {
 		t.Errorf("before a package: %q", line)
 	}
 	var out bytes.Buffer
-	c.read(strings.NewReader("fmt\nm/a\n# m/b [m/b.test]\nb/b_test.go:4:2: fmt.Printf format %d has arg x of wrong type string\nm/b [m/b.test]\ngo: downloading example.com/x v1.0.0\n"), &out)
+	c.read(strings.NewReader("fmt\nm/a\n# m/b [m/b.test]\nb/b_test.go:4:2: fmt.Printf format %d has arg x of wrong type string\nm/b\nm/b_test\ngo: downloading example.com/x v1.0.0\n"), &out)
 	if want := "# m/b [m/b.test]\nb/b_test.go:4:2: fmt.Printf format %d has arg x of wrong type string\ngo: downloading example.com/x v1.0.0\n"; out.String() != want {
 		t.Errorf("passed on\n%s\nwant\n%s", out.String(), want)
 	}
-	if _, line := c.status(); line != "compiled 3 of the 3 packages it needs (cached ones are skipped)" {
+	if _, line := c.status(); line != "compiled 4 of the 4 packages it needs (cached ones are skipped)" {
 		t.Errorf("after: %q", line)
 	}
 }
