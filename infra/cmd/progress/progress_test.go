@@ -105,15 +105,18 @@ func TestReporterIsQuietFirstThenSpeaksOnNewsOrEvery30s(t *testing.T) {
 	start := time.Date(2026, 12, 1, 20, 0, 0, 0, time.UTC)
 	var out bytes.Buffer
 	r := &reporter{out: &out, label: "go vet", every: 10 * time.Second, start: start}
-	at := func(s int, key string) { r.tick(start.Add(time.Duration(s)*time.Second), key, "status "+key) }
+	at := func(s float64, key string) {
+		r.tick(start.Add(time.Duration(s*float64(time.Second))), key, "status "+key)
+	}
 	at(5, "a")  // within the first interval: silent
 	at(10, "a") // printed
 	at(20, "a") // no news
 	at(30, "b") // news
 	at(40, "b")
 	at(50, "b")
-	at(60, "b") // 30 s without a line
+	at(59.9, "b") // 30 s without a line, give or take a tick's delay
 	at(70, "b")
+	at(80, "b")
 	want := "go vet: status a, 10s\ngo vet: status b, 30s\ngo vet: status b, 1m00s\n"
 	if out.String() != want {
 		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)

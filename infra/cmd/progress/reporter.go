@@ -28,7 +28,9 @@ func (r *reporter) tick(now time.Time, key, line string) {
 	if now.Sub(r.start) < r.every {
 		return
 	}
-	if !r.lastAt.IsZero() && key == r.last && now.Sub(r.lastAt) < quietest {
+	// Half an interval of slack: a tick that comes a little early (a loaded
+	// machine) must not put off the line by a whole interval.
+	if !r.lastAt.IsZero() && key == r.last && now.Sub(r.lastAt)+r.every/2 < quietest {
 		return
 	}
 	r.last, r.lastAt = key, now
