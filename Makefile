@@ -24,9 +24,16 @@ FUNCTIONS := $(shell sed -n 's/^build-\([A-Za-z0-9]*\):.*/\1/p' $(firstword $(MA
 
 .PHONY: run test sdk-unit lint build bench e2e-lambda screenshots clean
 
+# Its own build on a cold cache compiles the standard library's core first
+# (a minute on a loaded 2-core machine), so it counts the packages itself;
+# a line with a space or a colon is an error, passed on.
 $(PROGRESS): $(wildcard infra/cmd/progress/*.go)
 	@echo "building infra/cmd/progress, which reports how far the long steps are..."
-	@$(GO) build -o $@ ./infra/cmd/progress
+	@n=$$($(GO) list -deps ./infra/cmd/progress | wc -l); c=0; last=$$SECONDS; \
+	$(GO) build -v -o $@ ./infra/cmd/progress 2>&1 | while IFS= read -r line; do \
+		case "$$line" in *[\ :]*) echo "$$line"; continue;; esac; c=$$((c + 1)); \
+		if [ $$((SECONDS - last)) -ge 10 ]; then echo "  compiled $$c of its $$n packages"; last=$$SECONDS; fi; \
+	done; exit $${PIPESTATUS[0]}
 
 ## run: the whole system locally: the API on http://127.0.0.1:$${PORT:-8080}, an AWS endpoint on :$${AWS_PORT:-8081}; prints an API key.
 run: $(PROGRESS)
