@@ -11,14 +11,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/botix/public-api/infra/awsemu"
 )
 
 // fairQueue is a standard queue driven through the SDK, whose messages
-// carry their group (or "-" for none) in the body.
+// carry their group (or "-" for none) in the body, on a clock the test
+// advances.
 type fairQueue struct {
-	t   *testing.T
-	c   *sqs.Client
-	url string
+	t     *testing.T
+	c     *sqs.Client
+	url   string
+	clock *awsemu.ManualClock
 }
 
 // send sends n messages of group g ("" for none).
@@ -79,9 +83,11 @@ func cmpOr(s, or string) string {
 // messages and at least 30 of its own, or more than 10 % of the recent
 // processing time; quiet groups' messages come first, then the noisy
 // group with the fewest in flight; messages without a group are each
-// their own (quiet) tenant.
+// their own (quiet) tenant; a group is quiet again when drained or after
+// 5 minutes without sending, and processing time fades with a one-minute
+// time constant.
 func TestFairQueuesServeQuietGroupsFirst(t *testing.T) {
-	c, _, _ := emulator(t)
+	c, _, clock := emulatorOn(t)
 	cases := []struct {
 		name  string
 		setup func(q fairQueue)
@@ -145,7 +151,7 @@ func TestFairQueuesServeQuietGroupsFirst(t *testing.T) {
 		{"more than 10 % of the recent processing time is noisy", func(q fairQueue) {
 			q.send("A", 1)
 			slow := q.hold(1)
-			time.Sleep(50 * time.Millisecond) // A's consumer works; nobody else's does
+			q.clock.Advance(50 * time.Millisecond) // A's consumer works; nobody else's does
 			q.deleteAll(slow)
 			q.send("A", 2)
 			q.send("B", 1)
@@ -153,16 +159,45 @@ func TestFairQueuesServeQuietGroupsFirst(t *testing.T) {
 		{"a drained group is quiet again", func(q fairQueue) {
 			q.send("A", 40)
 			done := q.hold(40)
-			time.Sleep(10 * time.Millisecond)
+			q.clock.Advance(10 * time.Millisecond)
 			q.deleteAll(done)
 			receive(q.t, q.c, q.url, 1, 600) // sees A drained
 			q.send("A", 1)
 			q.send("B", 1)
 		}, 2, "A B"},
+		{"a noisy group is still noisy just under 5 minutes after its last send", func(q fairQueue) {
+			q.send("A", 40)
+			q.hold(30)
+			q.clock.Advance(5*time.Minute - time.Millisecond)
+			q.send("B", 1)
+		}, 3, "B A A"},
+		{"a noisy group is quiet 5 minutes after its last send", func(q fairQueue) {
+			q.send("A", 40)
+			q.hold(30)
+			q.clock.Advance(5 * time.Minute)
+			q.send("B", 1)
+		}, 3, "A A A"},
+		{"processing time fades: 10 s ten minutes ago is less than 1 s now", func(q fairQueue) {
+			q.send("A", 1)
+			// Keeps A from being drained (which would forget its history).
+			if _, err := q.c.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(q.url), MessageBody: aws.String("A"), MessageGroupId: aws.String("A"), DelaySeconds: 900}); err != nil {
+				q.t.Fatal(err)
+			}
+			slow := q.hold(1)
+			q.clock.Advance(10 * time.Second)
+			q.deleteAll(slow)
+			q.clock.Advance(10 * time.Minute)
+			q.send("B", 1)
+			fast := q.hold(1)
+			q.clock.Advance(time.Second)
+			q.deleteAll(fast)
+			q.send("A", 2)
+			q.send("C", 1)
+		}, 3, "A A C"},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			q := fairQueue{t: t, c: c, url: createQueue(t, c, fmt.Sprintf("fair-%d", i), nil)}
+			q := fairQueue{t: t, c: c, url: createQueue(t, c, fmt.Sprintf("fair-%d", i), nil), clock: clock}
 			tc.setup(q)
 			if got := bodies(receive(t, c, q.url, tc.max, 600)); got != tc.want {
 				t.Errorf("receive returned %q, want %q", got, tc.want)

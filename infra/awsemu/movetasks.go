@@ -55,15 +55,15 @@ func (s *SQS) StartMoveTask(src, dst *Queue, rate int) (*MoveTask, error) {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	ctx, cancel := context.WithCancel(s.ctx)
-	t := &MoveTask{Handle: hex.EncodeToString(b), Source: src, Destination: dst, Rate: rate, Status: "RUNNING", Started: time.Now(), cancel: cancel}
+	t := &MoveTask{Handle: hex.EncodeToString(b), Source: src, Destination: dst, Rate: rate, Status: "RUNNING", Started: s.now(), cancel: cancel}
 	if len(sources) == 1 {
 		t.defaultOrigin = sources[0].name
 	}
 	// The visible messages of the queue now are what this task moves; it
 	// holds them (hidden, their receipt handles void) until it does.
-	now := time.Now()
+	now := s.now()
 	for _, m := range src.msgs {
-		if m != nil && !m.visibleAt.After(now) {
+		if m != nil && !src.expired(m, now) && !m.visibleAt.After(now) {
 			m.visibleAt, m.handle, m.delayed = now.Add(moveHold), "", false
 			t.pending = append(t.pending, m.id)
 		}
@@ -119,11 +119,11 @@ func (s *SQS) moveOne(t *MoveTask, id string) error {
 		dst = s.queues[name]
 	}
 	if dst == nil {
-		m.visibleAt = time.Now()
+		m.visibleAt = s.now()
 		return invalidParameter("the queue this message died in does not exist; name a DestinationArn")
 	}
 	t.Source.remove(m)
-	now := time.Now()
+	now := s.now()
 	dst.push(&message{id: uuid.NewString(), body: m.body, attrs: m.attrs, md5Body: m.md5Body, md5Attrs: m.md5Attrs, sent: now, visibleAt: now, group: m.group})
 	t.Moved++
 	return nil
@@ -137,7 +137,7 @@ func (s *SQS) finish(t *MoveTask, status, reason string) {
 	if t.Status == "RUNNING" {
 		t.Status, t.FailureReason = status, reason
 	}
-	now := time.Now()
+	now := s.now()
 	for _, id := range t.pending {
 		if m, ok := t.Source.byID[id]; ok && m.handle == "" && m.visibleAt.After(now) {
 			m.visibleAt = now

@@ -17,8 +17,9 @@ import (
 	"github.com/google/uuid"
 )
 
-// SchedulerTick is how often due schedules are fired: a one-shot schedule
-// fires within this much of its time (AWS: within a minute).
+// SchedulerTick is how often, on the Scheduler's Clock, due schedules
+// are fired: a one-shot schedule fires within this much of its time (AWS:
+// within a minute).
 const SchedulerTick = 250 * time.Millisecond
 
 // Scheduler is an in-process EventBridge Scheduler: schedule groups and
@@ -27,6 +28,10 @@ const SchedulerTick = 250 * time.Millisecond
 // SendMessage (the universal target sendMessageTarget: Input is the
 // SendMessage request, so it can carry a MessageGroupId), fired by Run.
 type Scheduler struct {
+	// Clock is the time schedules are due by and Run ticks on (nil: the
+	// SQS's Clock). Set it before the Scheduler is used.
+	Clock Clock
+
 	sqs *SQS
 	log *slog.Logger
 
@@ -75,8 +80,19 @@ func NewScheduler(sqs *SQS, log *slog.Logger) *Scheduler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Scheduler{sqs: sqs, log: log, groups: map[string]time.Time{"default": time.Now()}, schedules: map[string]*Schedule{}}
+	sc := &Scheduler{sqs: sqs, log: log, schedules: map[string]*Schedule{}}
+	sc.groups = map[string]time.Time{"default": sc.now()}
+	return sc
 }
+
+func (sc *Scheduler) clock() Clock {
+	if sc.Clock == nil {
+		return sc.sqs.clock()
+	}
+	return sc.Clock
+}
+
+func (sc *Scheduler) now() time.Time { return sc.clock().Now() }
 
 func schedulerError(status int, code, format string, args ...any) *Error {
 	return &Error{Code: code, Status: status, Message: fmt.Sprintf(format, args...)}
@@ -98,7 +114,7 @@ func (sc *Scheduler) CreateGroup(name string) error {
 	if _, ok := sc.groups[name]; ok {
 		return schedulerError(http.StatusConflict, "ConflictException", "Schedule group %s already exists.", name)
 	}
-	sc.groups[name] = time.Now()
+	sc.groups[name] = sc.now()
 	return nil
 }
 
@@ -120,7 +136,8 @@ func (sc *Scheduler) Put(s Schedule, update bool) error {
 	case !exists && update:
 		return schedulerError(http.StatusNotFound, "ResourceNotFoundException", "Schedule %s does not exist.", s.Name)
 	}
-	s.created, s.modified = time.Now(), time.Now()
+	s.created = sc.now()
+	s.modified = s.created
 	if exists {
 		s.created = old.created
 	}
@@ -236,16 +253,50 @@ func (sc *Scheduler) Pending() int {
 // (ActionAfterCompletion DELETE). A target queue that does not exist is
 // logged and the schedule counts as fired, as AWS drops an invocation
 // that keeps failing.
+//
+// It ticks every SchedulerTick on the Clock, and a tick fires in the
+// goroutine the Clock calls it in: with a ManualClock, an Advance of
+// SchedulerTick or more to a schedule's time has sent its input when it
+// returns. Run returns when ctx has ended and the tick under way, if
+// any, is done.
 func (sc *Scheduler) Run(ctx context.Context) {
-	t := time.NewTicker(SchedulerTick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	end := sc.start(ctx)
+	<-ctx.Done()
+	end()
+}
+
+// start schedules Run's first tick before it returns (so that a test's
+// first Advance finds it) and returns end, which stops the ticks and
+// waits for the one under way; call it once ctx has ended.
+func (sc *Scheduler) start(ctx context.Context) (end func()) {
+	clock := sc.clock()
+	var (
+		mu   sync.Mutex // guards stop
+		stop func() bool
+		busy sync.WaitGroup // the tick waiting or under way
+	)
+	var tick func()
+	tick = func() {
+		defer busy.Done()
+		sc.fireDue(clock.Now())
+		mu.Lock()
+		defer mu.Unlock()
+		if ctx.Err() == nil {
+			busy.Add(1)
+			stop = clock.AfterFunc(SchedulerTick, tick)
 		}
-		sc.fireDue(time.Now())
+	}
+	mu.Lock()
+	busy.Add(1)
+	stop = clock.AfterFunc(SchedulerTick, tick)
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		if stop() {
+			busy.Done()
+		}
+		mu.Unlock()
+		busy.Wait()
 	}
 }
 

@@ -3,6 +3,7 @@ package awsemu_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,49 +25,57 @@ func schedule(name, group string, when time.Time, queueArn, input string, after 
 	}
 }
 
-// One-shot schedules fire once, at their time, into their SQS target;
-// DELETE removes them afterwards, NONE keeps them; disabled ones wait.
+// One-shot schedules fire once, at their time on the Scheduler's clock,
+// into their SQS target; DELETE removes them afterwards, NONE keeps them;
+// disabled ones wait.
 func TestSchedulesFireIntoTheirQueue(t *testing.T) {
-	q, sc, _ := emulator(t)
+	q, sc, clock := emulatorOn(t)
 	ctx := context.Background()
 	url := createQueue(t, q, "retries", nil)
 	arn := "arn:aws:sqs:" + region + ":" + account + ":retries"
 	if _, err := sc.CreateScheduleGroup(ctx, &scheduler.CreateScheduleGroupInput{Name: aws.String("webhooks")}); err != nil {
 		t.Fatal(err)
 	}
-	past := time.Now().Add(-time.Second)
+	soon := epoch.Add(time.Minute)
 	for _, in := range []*scheduler.CreateScheduleInput{
-		schedule("gone-after", "webhooks", past, arn, "one", types.ActionAfterCompletionDelete),
-		schedule("kept-after", "webhooks", past, arn, "two", types.ActionAfterCompletionNone),
-		schedule("later", "webhooks", time.Now().Add(time.Hour), arn, "later", types.ActionAfterCompletionDelete),
+		schedule("gone-after", "webhooks", soon, arn, "one", types.ActionAfterCompletionDelete),
+		schedule("kept-after", "webhooks", soon, arn, "two", types.ActionAfterCompletionNone),
+		schedule("later", "webhooks", epoch.Add(time.Hour), arn, "later", types.ActionAfterCompletionDelete),
 	} {
 		if _, err := sc.CreateSchedule(ctx, in); err != nil {
 			t.Fatal(err)
 		}
 	}
-	disabled := schedule("off", "webhooks", past, arn, "off", types.ActionAfterCompletionDelete)
+	disabled := schedule("off", "webhooks", soon, arn, "off", types.ActionAfterCompletionDelete)
 	disabled.State = types.ScheduleStateDisabled
 	if _, err := sc.CreateSchedule(ctx, disabled); err != nil {
 		t.Fatal(err)
 	}
+	fired := func() []string { // since the last call
+		t.Helper()
+		var out []string
+		for _, m := range receive(t, q, url, 10, 0) {
+			out = append(out, aws.ToString(m.Body))
+			if _, err := q.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
 
-	var bodies []string
-	for deadline := time.Now().Add(10 * time.Second); len(bodies) < 2 && time.Now().Before(deadline); {
-		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 1, MaxNumberOfMessages: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range out.Messages {
-			bodies = append(bodies, aws.ToString(m.Body))
-		}
+	clock.Advance(time.Minute - time.Second)
+	if got := fired(); len(got) != 0 {
+		t.Fatalf("fired %v a second before their time", got)
 	}
-	if len(bodies) != 2 || !(bodies[0] == "one" && bodies[1] == "two" || bodies[0] == "two" && bodies[1] == "one") {
-		t.Fatalf("fired %v, want one and two", bodies)
+	clock.Advance(time.Second)
+	if got, want := fired(), []string{"one", "two"}; !slices.Equal(got, want) {
+		t.Fatalf("fired %v at their time, want %v", got, want)
 	}
-	// A few more ticks: nothing fires twice, nothing early, nothing disabled.
-	out, _ := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), WaitTimeSeconds: 1, MaxNumberOfMessages: 10})
-	if len(out.Messages) != 0 {
-		t.Fatalf("fired again: %+v", out.Messages)
+	// More ticks: nothing fires twice, nothing early, nothing disabled.
+	clock.Advance(time.Minute)
+	if got := fired(); len(got) != 0 {
+		t.Fatalf("fired again: %v", got)
 	}
 	var names []string
 	p := scheduler.NewListSchedulesPaginator(sc, &scheduler.ListSchedulesInput{GroupName: aws.String("webhooks"), MaxResults: aws.Int32(1)})
@@ -87,8 +96,12 @@ func TestSchedulesFireIntoTheirQueue(t *testing.T) {
 		!strings.HasSuffix(aws.ToString(got.Arn), ":schedule/webhooks/later") || got.CreationDate == nil {
 		t.Fatalf("GetSchedule %+v %v", got, err)
 	}
-	if _, err := sc.DeleteSchedule(ctx, &scheduler.DeleteScheduleInput{Name: aws.String("later"), GroupName: aws.String("webhooks")}); err != nil {
-		t.Fatal(err)
+	clock.Advance(time.Hour)
+	if got, want := fired(), []string{"later"}; !slices.Equal(got, want) {
+		t.Fatalf("fired %v an hour in, want %v", got, want)
+	}
+	if _, err := sc.GetSchedule(ctx, &scheduler.GetScheduleInput{Name: aws.String("later"), GroupName: aws.String("webhooks")}); err == nil {
+		t.Error("a fired DELETE schedule is still there")
 	}
 }
 
@@ -151,7 +164,9 @@ func TestSchedulerRefusesWhatItCannotDo(t *testing.T) {
 
 // The universal target sqs:sendMessage sends the SendMessage request its
 // input is: to the queue it names, with its MessageGroupId (the templated
-// SQS target has no way to give a standard queue's message a group).
+// SQS target has no way to give a standard queue's message a group). It
+// runs on the wall clock, as the local runtime does: the one test of Run
+// ticking in real time.
 func TestUniversalSendMessageTargetCarriesTheGroup(t *testing.T) {
 	q, sc, _ := emulator(t)
 	ctx := context.Background()

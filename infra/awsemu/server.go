@@ -17,17 +17,26 @@ type TestServer struct {
 	close func()
 }
 
-// StartTestServer starts a TestServer in region and account; Close stops it.
+// StartTestServer starts a TestServer in region and account, on the
+// wall clock; Close stops it.
 func StartTestServer(region, account string) *TestServer {
+	return StartTestServerOn(nil, region, account)
+}
+
+// StartTestServerOn starts a TestServer whose services go by clock (nil:
+// the wall clock), e.g. a ManualClock that a test advances past a
+// visibility timeout or a schedule's time.
+func StartTestServerOn(clock Clock, region, account string) *TestServer {
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
 	q := NewSQS(base, region, account)
+	q.Clock = clock
 	sc := NewScheduler(q, nil)
 	srv.Config.Handler = Handler(q, sc)
 	srv.Start()
 	ctx, cancel := context.WithCancel(context.Background())
-	go sc.Run(ctx)
-	return &TestServer{URL: base, SQS: q, Scheduler: sc, close: func() { cancel(); srv.Close(); q.Close() }}
+	end := sc.start(ctx)
+	return &TestServer{URL: base, SQS: q, Scheduler: sc, close: func() { cancel(); end(); srv.Close(); q.Close() }}
 }
 
 // Close stops the server and the Scheduler.

@@ -1,7 +1,7 @@
 package local_test
 
 import (
-	"context"
+	"bytes"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -291,12 +292,10 @@ func TestReadmeExamples(t *testing.T) {
 			out, err = runGoBlock(t, root, b, plan.given, rts.byPort["8080"].URL)
 		} else {
 			script := keyLineRe.ReplaceAllString(rts.replacer(b.script, receivers).Replace(b.script), "")
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", script)
+			cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", script)
 			cmd.Dir = root // the documentation's commands run from the repository's root
 			cmd.Env = append(os.Environ(), "KEY="+readmeKey, "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_DEFAULT_REGION="+local.Region, "AWS_PAGER=")
-			out, err = cmd.CombinedOutput()
-			cancel()
+			out, err = runGroup(cmd, 3*time.Minute)
 		}
 		ran++
 		if err != nil {
@@ -375,12 +374,30 @@ func run(ctx context.Context) error {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "run", ".")
+	cmd := exec.Command("go", "run", ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "BOTIX_API_URL="+apiURL, "BOTIX_API_KEY="+readmeKey)
-	return cmd.CombinedOutput()
+	return runGroup(cmd, 3*time.Minute)
+}
+
+// runGroup runs cmd in a process group of its own for at most timeout and
+// then ends whatever the group left behind: a block that fails halfway
+// (or a Go program's binary under go run) must not leave a receiver
+// running that holds the output open and the port taken.
+func runGroup(cmd *exec.Cmd, timeout time.Duration) ([]byte, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 5 * time.Second // output held open by a leftover child
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	kill := func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	timer := time.AfterFunc(timeout, kill)
+	err := cmd.Wait()
+	timer.Stop()
+	kill()
+	return out.Bytes(), err
 }
 
 func readFile(t *testing.T, path string) string {

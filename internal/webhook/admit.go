@@ -205,7 +205,7 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 		if err != nil {
 			return ep, nil, err
 		}
-		d.cache.put(project, got, now)
+		d.remember(project, got)
 		if ep = got; ok {
 			break
 		}
@@ -216,7 +216,7 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 		if err != nil {
 			return ep, nil, err
 		}
-		d.cache.put(project, got, now)
+		d.remember(project, got)
 		if ep = got; got.Flow.R0 > 0 && got.Flow.Version != f.Version {
 			// A slow-down landed meanwhile: its schedule applies.
 			f = got.Flow
@@ -229,11 +229,10 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 }
 
 // freshEnough is how old a view of an endpoint's leases may be for a batch
-// that finds every slot busy in it to be deferred without looking again:
-// the cache's own lifetime, so that a busy endpoint is read once a second
-// per instance, not once per batch (the view a lost lease write returns is
-// fresh too).
-const freshEnough = limitedCacheTTL
+// that finds every slot busy in it to be deferred without looking again: a
+// second, so that a busy endpoint is read about once a second per instance,
+// not once per batch (the view a lost lease write returns is fresh too).
+const freshEnough = time.Second
 
 // lease takes a concurrency slot for each delivery of plan that runs, as
 // many as are free, with one conditional write (a lost race returns the
@@ -259,7 +258,7 @@ func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan
 			if err != nil {
 				return nil, err
 			}
-			d.cache.put(project, got, now)
+			d.remember(project, got)
 			ep, fresh = got, true
 			continue
 		}
@@ -270,7 +269,7 @@ func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan
 		if err != nil {
 			return nil, err
 		}
-		d.cache.put(project, got, now)
+		d.remember(project, got)
 		if ok {
 			return take, nil
 		}
@@ -307,7 +306,7 @@ func (d *Deliverer) throttle(ctx context.Context, project string, ep Endpoint, a
 			d.Log.WarnContext(ctx, "the receiver's slow-down was not recorded", "endpoint_id", ep.ID, "error", err.Error())
 			return
 		}
-		d.cache.put(project, got, now)
+		d.remember(project, got)
 		if ok {
 			return
 		}

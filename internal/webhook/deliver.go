@@ -236,7 +236,7 @@ func (d *Deliverer) health(ctx context.Context, project string, ep Endpoint, dec
 		d.Log.WarnContext(ctx, "endpoint health not updated", "endpoint_id", ep.ID, "error", err.Error())
 		return
 	}
-	d.cache.put(project, ep, now)
+	d.remember(project, ep)
 }
 
 // extra runs a manual retry or a redirect: one more attempt, logged, that
@@ -284,6 +284,12 @@ func (d *Deliverer) extra(ctx context.Context, msg Message) error {
 	return err
 }
 
+// remember keeps ep, just read or written, as this instance's view of it
+// (as of now: a batch that started earlier does not date it back).
+func (d *Deliverer) remember(project string, ep Endpoint) {
+	d.cache.put(project, ep, d.now())
+}
+
 // endpoint returns an endpoint, cached for a few seconds per instance (a
 // disabled or edited endpoint takes effect within endpointCacheTTL).
 func (d *Deliverer) endpoint(ctx context.Context, project, id string) (Endpoint, error) {
@@ -295,7 +301,7 @@ func (d *Deliverer) endpoint(ctx context.Context, project, id string) (Endpoint,
 	if err != nil {
 		return ep, err
 	}
-	d.cache.put(project, ep, now)
+	d.remember(project, ep)
 	return ep, nil
 }
 
@@ -333,7 +339,7 @@ func nextSecond(t time.Time) time.Time {
 // endpointCacheTTL bounds how stale an instance's view of an endpoint is.
 const endpointCacheTTL = 5 * time.Second
 
-// limitedCacheTTL is endpointCacheTTL for a flow-controlled endpoint.
+// limitedCacheTTL is endpointCacheTTL for a paced endpoint.
 const limitedCacheTTL = time.Second
 
 type endpointCache struct {
@@ -359,10 +365,14 @@ func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
 	if c.m == nil || len(c.m) > 10000 {
 		c.m = map[string]cachedEndpoint{}
 	}
+	if e, ok := c.m[project+"/"+ep.ID]; ok && e.at.After(now) {
+		return // a newer view is kept
+	}
 	ttl := endpointCacheTTL
-	if ep.Limited(now) {
-		// Flow control's state moves fast (a receiver's slow-down moves
-		// the starts not yet due): look again each second.
+	if ep.Pace(now) > 0 || ep.Flow.PausedUntil > now.UnixMilli() {
+		// A pace moves fast (a receiver's slow-down moves the starts not
+		// yet due): look again each second. Concurrency leases need not:
+		// a lease write that loses returns them as they are.
 		ttl = limitedCacheTTL
 	}
 	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, at: now, exp: now.Add(ttl)}

@@ -165,3 +165,26 @@ func TestARecoveryTakesTheEndpointsFlow(t *testing.T) {
 		})
 	}
 }
+
+func TestEndpointCacheKeepsTheNewerView(t *testing.T) {
+	var c endpointCache
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	c.put("prj", Endpoint{ID: "we_1", MaxConcurrency: 2, Leases: Leases{0: 1}}, t0.Add(time.Second))
+	// A batch that began earlier keeps what it read then: not over the newer view.
+	c.put("prj", Endpoint{ID: "we_1", MaxConcurrency: 2}, t0)
+	if got, ok := c.get("prj", "we_1", t0.Add(time.Second)); !ok || len(got.Leases) != 1 {
+		t.Fatalf("view %+v (%v): the older one replaced the newer", got, ok)
+	}
+	if age := c.age("prj", "we_1", t0.Add(3*time.Second)); age != 2*time.Second {
+		t.Fatalf("age %s, want 2s", age)
+	}
+	// A paced endpoint's view lives a second, a concurrency-only one's five.
+	c.put("prj", Endpoint{ID: "we_2", RateLimit: 5}, t0)
+	c.put("prj", Endpoint{ID: "we_3", MaxConcurrency: 5}, t0)
+	if _, ok := c.get("prj", "we_2", t0.Add(limitedCacheTTL)); ok {
+		t.Fatal("a paced endpoint's view outlived limitedCacheTTL")
+	}
+	if _, ok := c.get("prj", "we_3", t0.Add(endpointCacheTTL-time.Millisecond)); !ok {
+		t.Fatal("a concurrency-only endpoint's view ended before endpointCacheTTL")
+	}
+}

@@ -211,8 +211,10 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 				results[b] = p.deliverer.HandleBatch(ctx, sent[b*8:(b+1)*8])
 			}()
 		}
-		// Let every admitted request reach the receiver, then release them.
-		for poster.inFlight.Load() < 3 && poster.posted.Load() < 16 {
+		// Hold the three admitted requests until the other batch, finding
+		// every slot held, has deferred its eight; then release them.
+		deadline := time.Now().Add(10 * time.Second)
+		for (poster.inFlight.Load() < 3 || len(p.queue.Deferred()) < 8) && poster.posted.Load() < 16 && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
 		close(poster.release)
