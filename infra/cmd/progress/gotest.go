@@ -157,10 +157,18 @@ func (t *testRun) status() (key, line string) {
 		of = fmt.Sprintf(" of %d", t.total)
 	}
 	if t.done == 0 && len(t.running) == 0 {
-		s := fmt.Sprintf("building the test binaries%s packages", of)
+		s := "building the test binaries"
+		if t.total == 1 {
+			s = "building the test binary"
+		} else if t.total > 1 {
+			s += fmt.Sprintf(" of %d packages", t.total)
+		}
 		return s, s
 	}
 	s := fmt.Sprintf("%d%s packages done", t.done, of)
+	if t.total == 1 {
+		s = fmt.Sprintf("%d of 1 package done", t.done)
+	}
 	if t.failed > 0 {
 		s += fmt.Sprintf(", %d failed", t.failed)
 	}

@@ -76,6 +76,10 @@ func TestTestRunStatusNamesTheRunningPackagesLongestFirst(t *testing.T) {
 	if _, line := tr.status(); line != "building the test binaries of 7 packages" {
 		t.Errorf("before any package: %q", line)
 	}
+	one := &testRun{running: map[string]*pkgRun{}, now: time.Now, total: 1}
+	if _, line := one.status(); line != "building the test binary" {
+		t.Errorf("before the one package: %q", line)
+	}
 	start := func(pkg string) { tr.handle(event{Action: "start", Package: pkg}) }
 	start("m/slow")
 	now = now.Add(62 * time.Second)
