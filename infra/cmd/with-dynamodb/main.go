@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/botix/public-api/infra/ddblocal"
@@ -32,6 +33,7 @@ func run(args []string) int {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
+	fmt.Fprintln(os.Stderr, "with-dynamodb: starting DynamoDB Local (Java) for:", strings.Join(args, " "))
 	inst, err := ddblocal.Start(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "with-dynamodb: cannot start DynamoDB Local, so the integration tests cannot run:", err)
