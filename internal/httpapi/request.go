@@ -29,7 +29,10 @@ type Request struct {
 	// RequestID is this response's X-Request-Id ("req_<ULID>").
 	RequestID string
 	// Project is the authenticated project; empty on public routes.
-	Project  string
+	Project string
+	// Session is the id of the dashboard session the request came with;
+	// empty for an API key.
+	Session  string
 	Received time.Time
 	// BaseURL is the API's public scheme://host, from configuration (see
 	// Endpoint.PublicURL) — never from what the client sent.

@@ -40,6 +40,9 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 	"ListEventsFunction": app.ListEvents,
 	"GetEventFunction":   app.GetEvent,
 
+	"CreateDashboardSessionFunction": app.CreateDashboardSession,
+	"DeleteDashboardSessionFunction": app.DeleteDashboardSession,
+
 	"DashboardFunction":       app.Dashboard,
 	"GetApiReferenceFunction": app.GetApiReference,
 }
