@@ -70,10 +70,12 @@ class RoutesTest(unittest.TestCase):
         list(c.inspectors.requests("insp_x"))
         list(c.events.list())
         c.events.get("evt_x")
+        c.dashboard_sessions.create("read", ttl_seconds=600)
+        c.dashboard_sessions.delete("dss_x")
         c.openapi()
         c.error_codes()
         self.assertEqual(c.changelog()[0].id, "x")
-        seen = {(r.method, re.sub(r"/(ct|we|dlv|evt|insp)_x|/welcome/", lambda m: "/{}" + ("/" if m.group(0).endswith("/") else ""),
+        seen = {(r.method, re.sub(r"/(ct|we|dlv|evt|insp|dss)_x|/welcome/", lambda m: "/{}" + ("/" if m.group(0).endswith("/") else ""),
                                   r.path.split("?")[0])) for r in srv.requests}
         want = {(r.method, re.sub(r"\{[^}]+\}", "{}", r.full())) for r in botix.ROUTES}
         self.assertEqual(seen, want)
