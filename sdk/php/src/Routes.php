@@ -38,6 +38,8 @@ final class Routes
         'inspectors.requests' => ['GET', '/inspectors/{id}/requests'],
         'events.list' => ['GET', '/events'],
         'events.get' => ['GET', '/events/{id}'],
+        'dashboardSessions.create' => ['POST', '/dashboard-sessions'],
+        'dashboardSessions.delete' => ['DELETE', '/dashboard-sessions/{id}'],
         'meta.openapi' => ['GET', '/openapi.json'],
         'meta.errorCodes' => ['GET', '/error-codes'],
         'meta.changelog' => ['GET', '/changelog.atom'],
