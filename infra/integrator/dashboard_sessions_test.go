@@ -31,7 +31,14 @@ func TestDashboardSessionsThroughTheSDK(t *testing.T) {
 	if _, err := teammate.Deliveries.List(ctx, botix.DeliveryListParams{}); err != nil {
 		t.Fatalf("a read session lists deliveries: %v", err)
 	}
+	cur, err := teammate.DashboardSessions.Current(ctx)
+	if err != nil || cur.ID != s.ID || cur.Scope != botix.ScopeRead || cur.ExpiresAt != s.ExpiresAt {
+		t.Fatalf("current: %+v, %v", cur, err)
+	}
 	var e *botix.Error
+	if _, err := owner.DashboardSessions.Current(ctx); !errors.As(err, &e) || e.Code != botix.CodeNotFound {
+		t.Fatalf("current with the key: %v", err)
+	}
 	_, err = teammate.Contacts.Create(ctx, botix.ContactCreate{Phone: "+79990008001", Name: "Eve"})
 	if !errors.As(err, &e) || e.Code != botix.CodeInsufficientScope || e.StatusCode != 403 {
 		t.Fatalf("a read session creates a contact: %v", err)

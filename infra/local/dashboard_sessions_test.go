@@ -120,6 +120,16 @@ func TestDashboardSessionsEndToEnd(t *testing.T) {
 			t.Fatalf("only %d route calls checked", checked)
 		}
 	})
+	t.Run("current names the request's session and its scope, never the token; the key has none", func(t *testing.T) {
+		r := c.as(readRetry.Token).get("/public/v1/dashboard-sessions/current")
+		want := `{"id":"` + readRetry.ID + `","scope":"read_retry","created_at":"` + readRetry.CreatedAt + `","expires_at":"` + readRetry.ExpiresAt + `"}`
+		if r.Status != 200 || string(r.Body) != want {
+			t.Fatalf("%d %s, want %s", r.Status, r.Body, want)
+		}
+		if r := c.get("/public/v1/dashboard-sessions/current"); r.Status != 404 || !strings.Contains(string(r.Body), "API key") {
+			t.Fatalf("with the key: %d %s", r.Status, r.Body)
+		}
+	})
 	t.Run("a refused session does not take the Idempotency-Key", func(t *testing.T) {
 		k := uuid.NewString()
 		body := `{"phone":"+79990007001","name":"Ivan"}`

@@ -89,6 +89,25 @@ func scopeList() string {
 	return out
 }
 
+// sessionView is a session as its own holder sees it: never the token.
+type sessionView struct {
+	ID        string `json:"id"`
+	Scope     string `json:"scope"`
+	CreatedAt string `json:"created_at"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+// Current is GET /public/v1/dashboard-sessions/current: the session the
+// request came with, so that the dashboard shows only what its scope
+// grants. A request with the API key has no session: 404.
+func (d *DashboardSessions) Current(_ context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	s := r.Session
+	if s == nil {
+		return nil, apierr.New(apierr.NotFound, "this request came with the project's API key, not a dashboard session: it may call every route")
+	}
+	return httpapi.JSON(http.StatusOK, sessionView{ID: s.ID, Scope: string(s.Scope), CreatedAt: ids.Timestamp(s.CreatedAt), ExpiresAt: ids.Timestamp(s.ExpiresAt)})
+}
+
 // Delete is DELETE /public/v1/dashboard-sessions/{id}: the session's token
 // stops working at once.
 func (d *DashboardSessions) Delete(ctx context.Context, r *httpapi.Request) (Outcome, error) {

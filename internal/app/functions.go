@@ -55,8 +55,9 @@ var (
 
 	GetApiReference = document((*api.Reference).Serve)
 
-	CreateDashboardSession = mutation((*api.DashboardSessions).Create, 0)
-	DeleteDashboardSession = mutation((*api.DashboardSessions).Delete, 0)
+	CreateDashboardSession     = mutation((*api.DashboardSessions).Create, 0)
+	GetCurrentDashboardSession = read((*api.DashboardSessions).Current)
+	DeleteDashboardSession     = mutation((*api.DashboardSessions).Delete, 0)
 )
 
 // handlerSet is a handler set of package api: a struct embedding api.Deps.

@@ -147,8 +147,8 @@ func TestSessionsCallOnlyTheRoutesTheirScopeGrants(t *testing.T) {
 			ran := false
 			e := &Endpoint{Auth: sessions{}, SessionGrant: c.grant, Handler: func(_ context.Context, r *Request) (*Response, error) {
 				ran = true
-				if r.Project != "prj_1" || r.Session != "dss_1" {
-					t.Errorf("request acts for %q/%q", r.Project, r.Session)
+				if r.Project != "prj_1" || r.Session == nil || r.Session.ID != "dss_1" {
+					t.Errorf("request acts for %q/%+v", r.Project, r.Session)
 				}
 				return JSON(200, map[string]int{})
 			}}

@@ -92,8 +92,8 @@ func (e *Endpoint) Serve(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 			"latency_ms", now().Sub(start).Milliseconds(), "project_id", req.Project,
 			"apigw_request_id", ev.RequestContext.RequestID,
 		}
-		if req.Session != "" {
-			attrs = append(attrs, "session_id", req.Session)
+		if req.Session != nil {
+			attrs = append(attrs, "session_id", req.Session.ID)
 		}
 		if cause != nil && out.StatusCode >= 500 {
 			log.ErrorContext(ctx, "request failed", append(attrs, "error", cause.Error())...)
@@ -134,7 +134,7 @@ func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGateway
 		}
 		req.Project = caller.Project
 		if caller.Session != nil {
-			req.Session = caller.Session.ID
+			req.Session = caller.Session
 			if !caller.May(e.SessionGrant) {
 				return nil, scopeError(caller.Session.Scope, req.Route, e.SessionGrant)
 			}

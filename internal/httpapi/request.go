@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/botix/public-api/internal/auth"
 )
 
 // Request is an API call as our handlers see it, decoded from the
@@ -30,9 +32,9 @@ type Request struct {
 	RequestID string
 	// Project is the authenticated project; empty on public routes.
 	Project string
-	// Session is the id of the dashboard session the request came with;
-	// empty for an API key.
-	Session  string
+	// Session is the dashboard session the request came with; nil for an
+	// API key.
+	Session  *auth.Session
 	Received time.Time
 	// BaseURL is the API's public scheme://host, from configuration (see
 	// Endpoint.PublicURL) — never from what the client sent.

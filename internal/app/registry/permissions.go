@@ -51,6 +51,8 @@ var Permissions = map[string][]app.Permission{
 	"GetEventFunction":   read("DataTable"),
 
 	"CreateDashboardSessionFunction": mutation(write("DataTable", "GetItem", "PutItem")),
+	// The authentication's read of the session is all it needs.
+	"GetCurrentDashboardSessionFunction": read("DataTable"),
 	// Reads the session's reference (for its token hash), deletes both.
 	"DeleteDashboardSessionFunction": mutation(write("DataTable", "GetItem", "DeleteItem")),
 

@@ -40,8 +40,9 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 	"ListEventsFunction": app.ListEvents,
 	"GetEventFunction":   app.GetEvent,
 
-	"CreateDashboardSessionFunction": app.CreateDashboardSession,
-	"DeleteDashboardSessionFunction": app.DeleteDashboardSession,
+	"CreateDashboardSessionFunction":     app.CreateDashboardSession,
+	"GetCurrentDashboardSessionFunction": app.GetCurrentDashboardSession,
+	"DeleteDashboardSessionFunction":     app.DeleteDashboardSession,
 
 	"DashboardFunction":       app.Dashboard,
 	"GetApiReferenceFunction": app.GetApiReference,

@@ -341,6 +341,14 @@ func (s *DashboardSessionsService) Create(ctx context.Context, in DashboardSessi
 	return mutate(ctx, s.c, http.MethodPost, "/dashboard-sessions", in, &out, &out.Response, opts)
 }
 
+// Current returns the session the client's token belongs to (its scope
+// and expiry, never the token), so that a dashboard shows only what the
+// scope grants. A client made with the API key gets a CodeNotFound *Error.
+func (s *DashboardSessionsService) Current(ctx context.Context) (*CurrentDashboardSession, error) {
+	var out CurrentDashboardSession
+	return get(ctx, s.c, "/dashboard-sessions/current", nil, &out, &out.Response)
+}
+
 // Delete revokes a session: its token stops working at once (idempotent).
 func (s *DashboardSessionsService) Delete(ctx context.Context, id string, opts ...CallOption) (*Deleted, error) {
 	var out Deleted

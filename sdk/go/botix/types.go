@@ -252,6 +252,17 @@ type DashboardSession struct {
 	Response Response `json:"-"`
 }
 
+// CurrentDashboardSession is the answer of DashboardSessions.Current: the
+// session of the client's token, without the token.
+type CurrentDashboardSession struct {
+	ID        string `json:"id"`
+	Scope     string `json:"scope"`
+	CreatedAt string `json:"created_at"`
+	ExpiresAt string `json:"expires_at"`
+
+	Response Response `json:"-"`
+}
+
 // TestEvent is the answer of WebhookEndpoints.Test.
 type TestEvent struct {
 	EventID    string `json:"event_id"`

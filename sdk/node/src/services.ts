@@ -43,6 +43,8 @@ export type DashboardSessionRequest = S["DashboardSessionRequest"];
 /** A dashboard session; its `token` is shown only in the answer of `create`. */
 export type DashboardSession = S["DashboardSession"];
 export type DashboardSessionDeleted = S["DashboardSessionDeleted"];
+/** The session of a client's token (`dashboardSessions.current()`), without the token. */
+export type CurrentDashboardSession = S["CurrentDashboardSession"];
 
 /** Every public route, by the OpenAPI operationId; paths are after /public/v1, parameters in braces. */
 export const ROUTES = {
@@ -72,6 +74,7 @@ export const ROUTES = {
   listEvents: ["GET", "/events"],
   getEvent: ["GET", "/events/{id}"],
   createDashboardSession: ["POST", "/dashboard-sessions"],
+  getCurrentDashboardSession: ["GET", "/dashboard-sessions/current"],
   deleteDashboardSession: ["DELETE", "/dashboard-sessions/{id}"],
   getOpenAPI: ["GET", "/openapi.json"],
   getErrorCodes: ["GET", "/error-codes"],
@@ -444,6 +447,10 @@ export class DashboardSessions {
   /** Makes a session (idempotent); the answer's token is shown only here. */
   create(body: DashboardSessionRequest, opts?: CallOptions): Promise<WithResponse<DashboardSession>> {
     return this.c.request("createDashboardSession", {}, { body }, opts);
+  }
+  /** The session of this client's token: its scope and expiry (a client made with the API key gets NOT_FOUND). */
+  current(opts?: CallOptions): Promise<WithResponse<CurrentDashboardSession>> {
+    return this.c.request("getCurrentDashboardSession", {}, {}, opts);
   }
   /** Revokes a session: its token stops working at once (idempotent). */
   delete(id: string, opts?: CallOptions): Promise<WithResponse<DashboardSessionDeleted>> {

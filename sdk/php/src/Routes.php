@@ -39,6 +39,7 @@ final class Routes
         'events.list' => ['GET', '/events'],
         'events.get' => ['GET', '/events/{id}'],
         'dashboardSessions.create' => ['POST', '/dashboard-sessions'],
+        'dashboardSessions.current' => ['GET', '/dashboard-sessions/current'],
         'dashboardSessions.delete' => ['DELETE', '/dashboard-sessions/{id}'],
         'meta.openapi' => ['GET', '/openapi.json'],
         'meta.errorCodes' => ['GET', '/error-codes'],

@@ -373,6 +373,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/v1/dashboard-sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session this request came with: its scope and expiry (never its token)
+         * @description For the dashboard to show only what its session's scope grants. A request with the project's
+         *     API key has no session and gets 404 `NOT_FOUND` (the key may call every route).
+         */
+        get: operations["getCurrentDashboardSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public/v1/dashboard-sessions/{id}": {
         parameters: {
             query?: never;
@@ -1180,6 +1201,20 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             expires_at: components["schemas"]["Timestamp"];
         };
+        /**
+         * @example {
+         *       "id": "dss_01JDQ7X3ZV8N5W2K4R6T9Y1B3G",
+         *       "scope": "read",
+         *       "created_at": "2026-11-29T08:48:17.555Z",
+         *       "expires_at": "2026-11-29T09:48:17.555Z"
+         *     }
+         */
+        CurrentDashboardSession: {
+            id: components["schemas"]["DashboardSessionID"];
+            scope: components["schemas"]["DashboardSessionScope"];
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+        };
         DashboardSessionDeleted: {
             id: components["schemas"]["DashboardSessionID"];
             /** @constant */
@@ -1743,6 +1778,16 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["DashboardSession"];
+            };
+        };
+        /** @description The session of the request's token. */
+        CurrentDashboardSession200: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CurrentDashboardSession"];
             };
         };
         /** @description Revoked: the session's token is refused from now on. */
@@ -2798,6 +2843,25 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCurrentDashboardSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["CurrentDashboardSession200"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Botix\Service;
 
+use Botix\Model\CurrentDashboardSession;
 use Botix\Model\DashboardSession;
 use Botix\Model\DashboardSessionDeleted;
 use Botix\Model\DashboardSessionRequest;
@@ -19,6 +20,12 @@ final class DashboardSessions extends Service
     public function create(DashboardSessionRequest $in, ?string $idempotencyKey = null): DashboardSession
     {
         return $this->one(DashboardSession::class, 'dashboardSessions.create', [], [], $in->toArray(), $idempotencyKey);
+    }
+
+    /** The session of this client's token: its scope and expiry (a client made with the API key gets NOT_FOUND). */
+    public function current(): CurrentDashboardSession
+    {
+        return $this->one(CurrentDashboardSession::class, 'dashboardSessions.current');
     }
 
     /** Revokes a session: its token stops working at once (idempotent). */

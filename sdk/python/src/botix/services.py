@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional,
 
 from .client import Route, time_param
 from .types import (
-    CatalogImport, CatalogImportCreate, CatalogItem, Contact, ContactCount, ContactCreate, DashboardSession,
+    CatalogImport, CatalogImportCreate, CatalogItem, Contact, ContactCount, ContactCreate, CurrentDashboardSession, DashboardSession,
     DashboardSessionDeleted, DashboardSessionRequest, Deleted, Delivery,
     DeliveryDetail, DeliveryRequest, DeliveryStats, Event, Inspector, InspectorRequest, Message, MessageCreate,
     NoLimit, Page, RecoverRequest, Recovery, RedirectRequest, ScenarioRun, ScenarioRunCreate, TestEvent, WebhookEndpoint,
@@ -55,6 +55,7 @@ ROUTE_INSPECTORS_REQUESTS = Route("GET", "/inspectors/{id}/requests")
 ROUTE_EVENTS_LIST = Route("GET", "/events")
 ROUTE_EVENTS_GET = Route("GET", "/events/{id}")
 ROUTE_DASHBOARD_SESSIONS_CREATE = Route("POST", "/dashboard-sessions")
+ROUTE_DASHBOARD_SESSIONS_CURRENT = Route("GET", "/dashboard-sessions/current")
 ROUTE_DASHBOARD_SESSIONS_DELETE = Route("DELETE", "/dashboard-sessions/{id}")
 ROUTE_OPENAPI = Route("GET", "/openapi.json")
 ROUTE_ERROR_CODES = Route("GET", "/error-codes")
@@ -325,6 +326,10 @@ class DashboardSessionsService(_Service):
         """A session of scope ``read`` or ``read_retry`` (idempotent); the answer's token is shown only here."""
         body = DashboardSessionRequest(scope=scope, ttl_seconds=ttl_seconds)
         return self._c._one(DashboardSession, ROUTE_DASHBOARD_SESSIONS_CREATE, body=body.to_json(), idempotency_key=idempotency_key)
+
+    def current(self) -> CurrentDashboardSession:
+        """The session of this client's token: its scope and expiry (a client made with the API key gets NOT_FOUND)."""
+        return self._c._one(CurrentDashboardSession, ROUTE_DASHBOARD_SESSIONS_CURRENT)
 
     def delete(self, session_id: str, *, idempotency_key: Optional[str] = None) -> DashboardSessionDeleted:
         """Revokes a session: its token stops working at once (idempotent)."""

@@ -23,7 +23,7 @@ __all__ = [
     "Response", "Model", "Contact", "ContactCreate", "ContactCount", "Message", "MessageCreate",
     "CatalogItem", "CatalogImportCreate", "CatalogImport", "ScenarioRunCreate", "ScenarioRun",
     "WebhookEndpoint", "WebhookEndpointWithSecret", "WebhookEndpointCreate", "WebhookEndpointUpdate",
-    "Deleted", "DashboardSessionRequest", "DashboardSession", "DashboardSessionDeleted", "TestEvent", "RecoverRequest", "Recovery", "RecoveryProgress", "Delivery", "DeliveryDetail", "Attempt",
+    "Deleted", "DashboardSessionRequest", "DashboardSession", "DashboardSessionDeleted", "CurrentDashboardSession", "TestEvent", "RecoverRequest", "Recovery", "RecoveryProgress", "Delivery", "DeliveryDetail", "Attempt",
     "RedirectRequest", "DeliveryRequest", "Counts", "StatsBucket", "DeliveryStats", "Inspector",
     "InspectorRequest", "Event", "ThinEvent", "WebhookTestData", "ErrorCodeInfo",
     "ErrorCodeReference", "ErrorBody", "ErrorEnvelope", "Page", "PAGE_SCHEMAS", "schema_models",
@@ -354,6 +354,17 @@ class DashboardSession(Model):
     id: str = ""
     scope: str = ""
     token: str = ""
+    created_at: str = ""
+    expires_at: str = ""
+    response: Response = field(default_factory=Response, repr=False, compare=False)
+
+
+@dataclass
+class CurrentDashboardSession(Model):
+    """The session of a client's token (``dashboard_sessions.current()``), without the token."""
+    __schema__ = "CurrentDashboardSession"
+    id: str = ""
+    scope: str = ""
     created_at: str = ""
     expires_at: str = ""
     response: Response = field(default_factory=Response, repr=False, compare=False)
