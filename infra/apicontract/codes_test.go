@@ -149,7 +149,8 @@ func (f *codeFinder) codes(t *testing.T, pkg, recv, method string) map[apierr.Co
 // the codes the code can answer for its route — those of the route's kind
 // (every route: PAYLOAD_TOO_LARGE, INTERNAL; authenticated:
 // UNAUTHORIZED, INVALID_PARAMETER for a repeated parameter,
-// SERVICE_UNAVAILABLE; mutations: the idempotency codes and body decoding;
+// SERVICE_UNAVAILABLE; mutations: the idempotency codes, body decoding and
+// INSUFFICIENT_SCOPE for a dashboard session;
 // a path with an id: NOT_FOUND) and those its handler reaches in the
 // source — and each code's status is a declared response.
 func TestEveryErrorCodeIsDeclared(t *testing.T) {
@@ -165,10 +166,14 @@ func TestEveryErrorCodeIsDeclared(t *testing.T) {
 		t.Fatal(err)
 	}
 	byKind := map[string][]apierr.Code{
-		"":         {apierr.PayloadTooLarge, apierr.Internal},
-		"auth":     {apierr.Unauthorized, apierr.InvalidParameter, apierr.ServiceUnavailable},
-		"mutation": {apierr.IdempotencyKeyRequired, apierr.IdempotencyKeyInvalid, apierr.IdempotencyKeyReuseConflict, apierr.IdempotencyKeyInProgress, apierr.InvalidJSON, apierr.UnsupportedMediaType, apierr.ValidationFailed},
+		"":     {apierr.PayloadTooLarge, apierr.Internal},
+		"auth": {apierr.Unauthorized, apierr.InvalidParameter, apierr.ServiceUnavailable},
+		// A dashboard session is refused by every mutation but the two
+		// of dashboardMutation, and those refuse scope read; every read
+		// admits every scope.
+		"mutation": {apierr.IdempotencyKeyRequired, apierr.IdempotencyKeyInvalid, apierr.IdempotencyKeyReuseConflict, apierr.IdempotencyKeyInProgress, apierr.InvalidJSON, apierr.UnsupportedMediaType, apierr.ValidationFailed, apierr.InsufficientScope},
 	}
+	byKind["dashboardMutation"] = byKind["mutation"]
 	for _, r := range tpl.Routes() {
 		if r.Key == "$default" {
 			continue

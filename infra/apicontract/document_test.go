@@ -11,6 +11,7 @@ import (
 
 	"github.com/botix/public-api/infra/apicontract"
 	"github.com/botix/public-api/infra/template"
+	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/sdk"
@@ -197,5 +198,43 @@ func TestTheValidatorCatchesWebhookDrift(t *testing.T) {
 				t.Fatalf("problems %v, want conforming = %v", p, c.ok)
 			}
 		})
+	}
+}
+
+// TestDashboardSessionBoundsAreTheCodes: the document's scopes of a
+// dashboard session are auth.Scopes, and its ttl_seconds bounds and
+// default are the code's.
+func TestDashboardSessionBoundsAreTheCodes(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				Scope struct {
+					Enum []string `yaml:"enum"`
+				} `yaml:"DashboardSessionScope"`
+				Request struct {
+					Properties struct {
+						TTL struct {
+							Minimum int `yaml:"minimum"`
+							Maximum int `yaml:"maximum"`
+							Default int `yaml:"default"`
+						} `yaml:"ttl_seconds"`
+					} `yaml:"properties"`
+				} `yaml:"DashboardSessionRequest"`
+			} `yaml:"schemas"`
+		} `yaml:"components"`
+	}
+	if err := yaml.Unmarshal(sdk.OpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var scopes []string
+	for _, s := range auth.Scopes {
+		scopes = append(scopes, string(s))
+	}
+	if got := doc.Components.Schemas.Scope.Enum; !slices.Equal(got, scopes) {
+		t.Errorf("DashboardSessionScope %v; the code has %v", got, scopes)
+	}
+	ttl := doc.Components.Schemas.Request.Properties.TTL
+	if got, want := []int{ttl.Minimum, ttl.Maximum, ttl.Default}, sessionTTLSeconds(); !slices.Equal(got, want) {
+		t.Errorf("ttl_seconds minimum, maximum, default %v; the code says %v", got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/botix/public-api/infra/docs"
 	"github.com/botix/public-api/internal/api"
+	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/idempotency"
@@ -333,6 +334,13 @@ var readmeFigures = []figure{
 	{"a failing endpoint's streak lasts", regexp.MustCompile(`over at least (\d+ minutes)`), webhook.FailingFor, nil},
 	{"the disable warning", regexp.MustCompile(`within (\d+ h) of the auto-disable`), webhook.DisableWarning, nil},
 	{"the auto-disable period, by default", regexp.MustCompile(`by default every delivery failed for (\d+ days)`), webhook.DefaultAutoDisableAfter, nil},
+	{"a dashboard session's lifetime", regexp.MustCompile("`ttl_seconds` from (\\d+ to \\d+ \\(default \\d+)\\)"), sessionTTLSeconds(), nil},
+}
+
+// sessionTTLSeconds are a dashboard session's lifetime bounds and default,
+// in seconds, as the README and the document state them.
+func sessionTTLSeconds() []int {
+	return []int{int(auth.MinSessionTTL / time.Second), int(auth.MaxSessionTTL / time.Second), int(auth.DefaultSessionTTL / time.Second)}
 }
 
 // goDurations reads a Go duration list ("1m,15m,1h,24h") of the guides'

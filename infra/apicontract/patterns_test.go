@@ -2,10 +2,12 @@ package apicontract_test
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/sdk"
 )
@@ -28,8 +30,11 @@ func TestIDPatternsAreTheServers(t *testing.T) {
 			if k.Value == "pattern" && v.Kind == yaml.ScalarNode {
 				if m := idPattern.FindStringSubmatch(v.Value); m != nil && m[1] != "whsec" {
 					want := ids.Pattern(m[1])
-					if m[1] == ids.Inspector {
+					switch m[1] {
+					case ids.Inspector:
 						want = ids.InspectorPattern
+					case strings.TrimSuffix(auth.SessionPrefix, "_"):
+						want = auth.SessionTokenPattern
 					}
 					if v.Value != want {
 						t.Errorf("line %d: id pattern %s, the server's is %s", v.Line, v.Value, want)
@@ -43,7 +48,7 @@ func TestIDPatternsAreTheServers(t *testing.T) {
 		}
 	}
 	walk(&root)
-	for _, prefix := range []string{ids.Contact, ids.Message, ids.Import, ids.Run, ids.Event, ids.Request, ids.Project, ids.WebhookEndpoint, ids.Delivery, ids.Inspector} {
+	for _, prefix := range []string{ids.Contact, ids.Message, ids.Import, ids.Run, ids.Event, ids.Request, ids.Project, ids.WebhookEndpoint, ids.Delivery, ids.Inspector, ids.DashboardSession} {
 		if found[prefix] == 0 {
 			t.Errorf("no pattern for %s_ ids in the document", prefix)
 		}

@@ -20,6 +20,7 @@ type Code string
 // keeps the two in step.
 const (
 	Unauthorized                Code = "UNAUTHORIZED"
+	InsufficientScope           Code = "INSUFFICIENT_SCOPE"
 	NotFound                    Code = "NOT_FOUND"
 	InvalidJSON                 Code = "INVALID_JSON"
 	UnsupportedMediaType        Code = "UNSUPPORTED_MEDIA_TYPE"

@@ -35,8 +35,13 @@ type Doc struct {
 // that table and that every code of the status table has a description).
 var docs = map[Code]Doc{
 	Unauthorized: {
-		When:   "API key missing, malformed or unknown",
-		Action: "send `Authorization: Bearer <api key>` with a live key of the project",
+		When:   "API key or dashboard session token missing, malformed or unknown, or the session expired or was revoked",
+		Action: "send `Authorization: Bearer <api key>` with a live key of the project, or a live session token",
+		Retry:  RetryNever,
+	},
+	InsufficientScope: {
+		When:   "a dashboard session called a route its scope does not grant (anything that is not a read, or a retry or recovery with scope `read`)",
+		Action: "call the route with the project's API key, or with a session of scope `read_retry` for a delivery retry or an endpoint recovery",
 		Retry:  RetryNever,
 	},
 	NotFound: {

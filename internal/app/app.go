@@ -172,15 +172,31 @@ func newCore(ctx context.Context, env Env, opts []Option) (*core, error) {
 }
 
 func (c *core) authenticator() *auth.Cached {
-	return &auth.Cached{Keys: c.store, NotFound: store.IsNotFound, TTL: time.Minute, NegativeTTL: 5 * time.Second, Now: c.opts.now}
+	return &auth.Cached{Keys: c.store, Sessions: c.store, NotFound: store.IsNotFound, TTL: time.Minute, NegativeTTL: 5 * time.Second, Now: c.opts.now}
 }
+
+// access is who may call an API route.
+type access struct {
+	// authenticated routes take an API key; public ones take nothing.
+	authenticated bool
+	// sessions is the grant a dashboard session needs ("": keys only).
+	sessions auth.Grant
+}
+
+var (
+	publicAccess = access{}
+	keyOnly      = access{authenticated: true}
+	readAccess   = access{authenticated: true, sessions: auth.GrantRead}
+	retryAccess  = access{authenticated: true, sessions: auth.GrantRetry}
+)
 
 // endpoint returns the Lambda handler of an API route: authenticated or
 // public, with a body limit (0: the default).
-func (c *core) endpoint(h httpapi.Handler, maxBody int, authenticated, takesQuery bool) HTTPHandler {
+func (c *core) endpoint(h httpapi.Handler, maxBody int, who access, takesQuery bool) HTTPHandler {
 	e := c.Endpoint(h, maxBody)
-	if authenticated {
+	if who.authenticated {
 		e.Auth = c.authenticator()
+		e.SessionGrant = who.sessions
 	}
 	e.NoQuery = !takesQuery
 	return e.Serve

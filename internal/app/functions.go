@@ -41,12 +41,12 @@ var (
 	DeleteWebhookEndpoint  = mutation((*api.WebhookEndpoints).Delete, 0)
 	RotateWebhookSecret    = mutation((*api.WebhookEndpoints).RotateSecret, 0)
 	TestWebhookEndpoint    = mutation((*api.WebhookEndpoints).Test, 0)
-	RecoverWebhookEndpoint = mutation((*api.WebhookEndpoints).Recover, 0, recoveryPace)
+	RecoverWebhookEndpoint = dashboardMutation((*api.WebhookEndpoints).Recover, recoveryPace)
 
 	ListDeliveries   = list((*api.Deliveries).List)
 	GetDelivery      = read((*api.Deliveries).Get)
 	GetDeliveryStats = filtered((*api.Deliveries).Stats)
-	RetryDelivery    = mutation((*api.Deliveries).Retry, 0)
+	RetryDelivery    = dashboardMutation((*api.Deliveries).Retry)
 	RedirectDelivery = mutation((*api.Deliveries).Redirect, 0)
 
 	CreateInspector       = mutation((*api.Inspectors).Create, 0)
@@ -55,6 +55,10 @@ var (
 
 	ListEvents = list((*api.Events).List)
 	GetEvent   = read((*api.Events).Get)
+
+	CreateDashboardSession     = mutation((*api.DashboardSessions).Create, 0)
+	GetCurrentDashboardSession = read((*api.DashboardSessions).Current)
+	DeleteDashboardSession     = mutation((*api.DashboardSessions).Delete, 0)
 )
 
 // handlerSet is a handler set of package api: a struct embedding api.Deps.
@@ -87,47 +91,59 @@ func newSet[S any, PS handlerSet[S]](c *core, paged bool, configure ...func(*cor
 // contract: auth unless public, the body limit (0: the default), and no
 // query parameters unless the route takes some (its handler then checks
 // their names).
-func httpRoute[S any, PS handlerSet[S]](serve serveFunc[PS], authenticated, paged, takesQuery bool, maxBody int) Builder[HTTPHandler] {
+func httpRoute[S any, PS handlerSet[S]](serve serveFunc[PS], who access, paged, takesQuery bool, maxBody int) Builder[HTTPHandler] {
 	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
 		return build(ctx, env, opts, func(c *core) HTTPHandler {
 			set := newSet[S, PS](c, paged)
 			h := func(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) { return serve(set, ctx, r) }
-			return c.endpoint(h, maxBody, authenticated, takesQuery)
+			return c.endpoint(h, maxBody, who, takesQuery)
 		})
 	}
 }
 
 // read builds an authenticated route that changes nothing and takes no
-// query parameters.
+// query parameters. Reads admit dashboard sessions of every scope.
 func read[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
-	return httpRoute[S, PS](serve, true, false, false, 0)
+	return httpRoute[S, PS](serve, readAccess, false, false, 0)
 }
 
 // filtered builds an authenticated read whose query parameters select what
 // it reads.
 func filtered[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
-	return httpRoute[S, PS](serve, true, false, true, 0)
+	return httpRoute[S, PS](serve, readAccess, false, true, 0)
 }
 
 // list builds an authenticated, cursor-paginated route.
 func list[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
-	return httpRoute[S, PS](serve, true, true, true, 0)
+	return httpRoute[S, PS](serve, readAccess, true, true, 0)
 }
 
 // public builds a route without auth (the capture URL keeps any query).
 func public[S any, PS handlerSet[S]](serve serveFunc[PS], maxBody int) Builder[HTTPHandler] {
-	return httpRoute[S, PS](serve, false, false, true, maxBody)
+	return httpRoute[S, PS](serve, publicAccess, false, true, maxBody)
 }
 
-// mutation builds an authenticated, idempotent route: op runs under
-// pillar 1 (see api.Mutations); configure adds what only this route's
-// handler is given.
+// mutation builds an authenticated, idempotent route that takes the API
+// key only: op runs under pillar 1 (see api.Mutations); configure adds
+// what only this route's handler is given.
 func mutation[S any, PS handlerSet[S]](op opFunc[PS], maxBody int, configure ...func(*core, *api.Deps)) Builder[HTTPHandler] {
+	return idempotentRoute[S, PS](op, maxBody, keyOnly, configure...)
+}
+
+// dashboardMutation is a mutation that a dashboard session of scope
+// read_retry may call too: the catch-up after an outage (a delivery's
+// retry, an endpoint's recovery), which sends what was due again and
+// creates, changes or deletes nothing.
+func dashboardMutation[S any, PS handlerSet[S]](op opFunc[PS], configure ...func(*core, *api.Deps)) Builder[HTTPHandler] {
+	return idempotentRoute[S, PS](op, 0, retryAccess, configure...)
+}
+
+func idempotentRoute[S any, PS handlerSet[S]](op opFunc[PS], maxBody int, who access, configure ...func(*core, *api.Deps)) Builder[HTTPHandler] {
 	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
 		return build(ctx, env, opts, func(c *core) HTTPHandler {
 			set := newSet[S, PS](c, false, configure...)
 			m := c.mutations()
-			return c.endpoint(m.Handler(func(ctx context.Context, r *httpapi.Request) (api.Outcome, error) { return op(set, ctx, r) }), maxBody, true, false)
+			return c.endpoint(m.Handler(func(ctx context.Context, r *httpapi.Request) (api.Outcome, error) { return op(set, ctx, r) }), maxBody, who, false)
 		})
 	}
 }

@@ -1,6 +1,7 @@
-// Package auth authenticates API keys. Keys are random bearer tokens; only
-// their SHA-256 hashes are stored, and a key's project is the only project
-// a request can act on.
+// Package auth authenticates API keys and dashboard sessions. Both are
+// random bearer tokens of which only the SHA-256 hashes are stored, and
+// their project is the only project a request can act on. A key may call
+// every route; a session only the routes its scope grants.
 package auth
 
 import (
@@ -47,11 +48,44 @@ type KeyStore interface {
 	ProjectOfKey(ctx context.Context, keyHash string) (string, error)
 }
 
+// SessionStore finds the session of a token hash. It returns an error for
+// which notFound reports true when no session has that hash (a revoked
+// session has none); an expired session may still be returned.
+type SessionStore interface {
+	SessionOfToken(ctx context.Context, tokenHash string) (Session, error)
+}
+
+// Caller is who an authenticated request acts for.
+type Caller struct {
+	Project string
+	// Session is the dashboard session the request came with; nil for an
+	// API key.
+	Session *Session
+}
+
+// May reports whether the caller may call a route that admits sessions
+// holding grant ("" admits none: API keys only).
+func (c Caller) May(grant Grant) bool {
+	if c.Session == nil {
+		return true
+	}
+	for _, g := range c.Session.Scope.Grants() {
+		if grant != "" && g == grant {
+			return true
+		}
+	}
+	return false
+}
+
 // Cached authenticates keys against a KeyStore and remembers answers for a
 // short time per Lambda instance, so that a busy function does not read
 // DynamoDB on every request. A revoked key stops working within TTL.
+// Session tokens are read from Sessions on every request (only unknown
+// ones are remembered, for NegativeTTL), so that a revoked session stops
+// at once; expiry is checked against the clock on every request.
 type Cached struct {
 	Keys     KeyStore
+	Sessions SessionStore
 	NotFound func(error) bool
 	// TTL is how long a known key is remembered; unknown keys are
 	// remembered for NegativeTTL.
@@ -70,18 +104,69 @@ type cacheEntry struct {
 // maxCacheEntries bounds the cache's memory; past it the cache starts over.
 const maxCacheEntries = 10000
 
-var errUnauthorized = apierr.New(apierr.Unauthorized, "the API key is missing, malformed or unknown")
+var (
+	errUnauthorized   = apierr.New(apierr.Unauthorized, "the API key is missing, malformed or unknown")
+	errSessionUnknown = apierr.New(apierr.Unauthorized, "the dashboard session is unknown or was revoked; ask the project's owner for a new one")
+	errSessionExpired = apierr.New(apierr.Unauthorized, "the dashboard session has expired; ask the project's owner for a new one")
+)
 
-// Authenticate implements httpapi.Authenticator.
-func (c *Cached) Authenticate(ctx context.Context, key string) (string, error) {
-	if !WellFormed(key) {
-		return "", errUnauthorized
-	}
-	h := Hash(key)
+// Authenticate implements httpapi.Authenticator: an API key or a dashboard
+// session token.
+func (c *Cached) Authenticate(ctx context.Context, token string) (Caller, error) {
 	now := time.Now()
 	if c.Now != nil {
 		now = c.Now()
 	}
+	if strings.HasPrefix(token, SessionPrefix) {
+		return c.session(ctx, token, now)
+	}
+	project, err := c.key(ctx, token, now)
+	return Caller{Project: project}, err
+}
+
+func (c *Cached) session(ctx context.Context, token string, now time.Time) (Caller, error) {
+	if !SessionToken(token) {
+		return Caller{}, errSessionUnknown
+	}
+	h := Hash(token)
+	if c.knownMissing(h, now) {
+		return Caller{}, errSessionUnknown
+	}
+	s, err := c.Sessions.SessionOfToken(ctx, h)
+	switch {
+	case err != nil && c.NotFound(err):
+		c.remember(h, "", now.Add(c.NegativeTTL))
+		return Caller{}, errSessionUnknown
+	case err != nil:
+		return Caller{}, err
+	case !s.Live(now):
+		return Caller{}, errSessionExpired
+	}
+	return Caller{Project: s.Project, Session: &s}, nil
+}
+
+// knownMissing reports whether hash is remembered as unknown.
+func (c *Cached) knownMissing(h string, now time.Time) bool {
+	c.mu.Lock()
+	e, ok := c.entries[h]
+	c.mu.Unlock()
+	return ok && now.Before(e.expires) && e.project == ""
+}
+
+func (c *Cached) remember(h, project string, expires time.Time) {
+	c.mu.Lock()
+	if c.entries == nil || len(c.entries) >= maxCacheEntries {
+		c.entries = map[string]cacheEntry{}
+	}
+	c.entries[h] = cacheEntry{project: project, expires: expires}
+	c.mu.Unlock()
+}
+
+func (c *Cached) key(ctx context.Context, key string, now time.Time) (string, error) {
+	if !WellFormed(key) {
+		return "", errUnauthorized
+	}
+	h := Hash(key)
 	c.mu.Lock()
 	e, ok := c.entries[h]
 	c.mu.Unlock()
@@ -99,12 +184,7 @@ func (c *Cached) Authenticate(ctx context.Context, key string) (string, error) {
 	case err != nil:
 		return "", err
 	}
-	c.mu.Lock()
-	if c.entries == nil || len(c.entries) >= maxCacheEntries {
-		c.entries = map[string]cacheEntry{}
-	}
-	c.entries[h] = cacheEntry{project: project, expires: now.Add(ttl)}
-	c.mu.Unlock()
+	c.remember(h, project, now.Add(ttl))
 	if project == "" {
 		return "", errUnauthorized
 	}

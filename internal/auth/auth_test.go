@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,12 +37,15 @@ func TestAuthenticate(t *testing.T) {
 	}
 	now := time.Unix(1_800_000_000, 0)
 	keys := &fakeKeys{byHash: map[string]string{Hash(key): "prj_1"}}
-	a := &Cached{Keys: keys, NotFound: func(err error) bool { return errors.Is(err, errMissing) }, TTL: time.Minute, NegativeTTL: 5 * time.Second, Now: func() time.Time { return now }}
+	a := &Cached{Keys: keys, Sessions: &fakeSessions{}, NotFound: func(err error) bool { return errors.Is(err, errMissing) }, TTL: time.Minute, NegativeTTL: 5 * time.Second, Now: func() time.Time { return now }}
 
 	t.Run("known key resolves to its project", func(t *testing.T) {
-		p, err := a.Authenticate(context.Background(), key)
-		if err != nil || p != "prj_1" {
-			t.Fatalf("got %q, %v", p, err)
+		c, err := a.Authenticate(context.Background(), key)
+		if err != nil || c.Project != "prj_1" || c.Session != nil {
+			t.Fatalf("got %+v, %v", c, err)
+		}
+		if !c.May("") || !c.May(GrantRetry) {
+			t.Fatal("an API key may call every route")
 		}
 	})
 	t.Run("second call is served from the cache", func(t *testing.T) {
@@ -78,4 +82,96 @@ func TestAuthenticate(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+}
+
+type fakeSessions struct {
+	byHash map[string]Session
+	calls  int
+}
+
+func (f *fakeSessions) SessionOfToken(_ context.Context, h string) (Session, error) {
+	f.calls++
+	s, ok := f.byHash[h]
+	if !ok {
+		return Session{}, errMissing
+	}
+	return s, nil
+}
+
+func TestAuthenticateSession(t *testing.T) {
+	token := NewSessionToken()
+	if !SessionToken(token) || WellFormed(token) {
+		t.Fatalf("NewSessionToken() = %q: a session token must not have a key's shape", token)
+	}
+	if SessionToken(NewKey()) {
+		t.Fatal("a key has a session token's shape")
+	}
+	now := time.Unix(1_800_000_000, 0)
+	sess := Session{ID: "dss_1", Project: "prj_1", Scope: ScopeRead, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	sessions := &fakeSessions{byHash: map[string]Session{Hash(token): sess}}
+	keys := &fakeKeys{byHash: map[string]string{}}
+	a := &Cached{Keys: keys, Sessions: sessions, NotFound: func(err error) bool { return errors.Is(err, errMissing) }, TTL: time.Minute, NegativeTTL: 5 * time.Second, Now: func() time.Time { return now }}
+	ctx := context.Background()
+
+	t.Run("live token resolves to its project and scope", func(t *testing.T) {
+		c, err := a.Authenticate(ctx, token)
+		if err != nil || c.Project != "prj_1" || c.Session == nil || c.Session.Scope != ScopeRead || c.Session.ID != "dss_1" {
+			t.Fatalf("got %+v, %v", c, err)
+		}
+		if keys.calls != 0 {
+			t.Fatal("a session token was looked up as a key")
+		}
+	})
+	t.Run("every request reads the store, so a revocation stops the next one", func(t *testing.T) {
+		before := sessions.calls
+		if _, err := a.Authenticate(ctx, token); err != nil {
+			t.Fatal(err)
+		}
+		delete(sessions.byHash, Hash(token))
+		_, err := a.Authenticate(ctx, token)
+		if !apierr.Is(err, apierr.Unauthorized) || sessions.calls != before+2 {
+			t.Fatalf("err = %v after %d reads", err, sessions.calls-before)
+		}
+		sessions.byHash[Hash(token)] = sess
+	})
+	t.Run("expired session is UNAUTHORIZED, from its expiry on", func(t *testing.T) {
+		now = sess.ExpiresAt.Add(-time.Millisecond)
+		if _, err := a.Authenticate(ctx, token); err != nil {
+			t.Fatalf("a millisecond before expiry: %v", err)
+		}
+		now = sess.ExpiresAt
+		_, err := a.Authenticate(ctx, token)
+		if e, _ := apierr.As(err); e == nil || e.Code != apierr.Unauthorized || !strings.Contains(e.Message, "expired") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	for name, tok := range map[string]string{"unknown token": NewSessionToken(), "malformed token": "bxs_short", "upper-case token": strings.ToUpper(token[:4]) + token[4:]} {
+		t.Run(name+" is UNAUTHORIZED", func(t *testing.T) {
+			_, err := a.Authenticate(ctx, tok)
+			if !apierr.Is(err, apierr.Unauthorized) {
+				t.Fatalf("err = %v", err)
+			}
+		})
+	}
+}
+
+func TestScopesGrant(t *testing.T) {
+	for _, c := range []struct {
+		scope Scope
+		grant Grant
+		may   bool
+	}{
+		{ScopeRead, GrantRead, true},
+		{ScopeRead, GrantRetry, false},
+		{ScopeRead, "", false},
+		{ScopeReadRetry, GrantRead, true},
+		{ScopeReadRetry, GrantRetry, true},
+		{ScopeReadRetry, "", false},
+		{"admin", GrantRead, false},
+	} {
+		c1 := Caller{Project: "prj_1", Session: &Session{Scope: c.scope}}
+		if got := c1.May(c.grant); got != c.may {
+			t.Errorf("scope %q, grant %q: May = %v, want %v", c.scope, c.grant, got, c.may)
+		}
+	}
 }

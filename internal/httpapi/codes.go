@@ -9,6 +9,7 @@ import (
 // statusOf is the one table from public error code to HTTP status.
 var statusOf = map[apierr.Code]int{
 	apierr.Unauthorized:                http.StatusUnauthorized,
+	apierr.InsufficientScope:           http.StatusForbidden,
 	apierr.NotFound:                    http.StatusNotFound,
 	apierr.InvalidJSON:                 http.StatusBadRequest,
 	apierr.UnsupportedMediaType:        http.StatusUnsupportedMediaType,

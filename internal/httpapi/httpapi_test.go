@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/auth"
 )
 
 func TestErrorResponse(t *testing.T) {
@@ -116,7 +117,58 @@ func TestServeRecoversPanicsWithoutLeaking(t *testing.T) {
 
 type keyring struct{}
 
-func (keyring) Authenticate(context.Context, string) (string, error) { return "prj_1", nil }
+func (keyring) Authenticate(context.Context, string) (auth.Caller, error) {
+	return auth.Caller{Project: "prj_1"}, nil
+}
+
+// sessions authenticates every token as a session of the scope it names.
+type sessions struct{}
+
+func (sessions) Authenticate(_ context.Context, token string) (auth.Caller, error) {
+	return auth.Caller{Project: "prj_1", Session: &auth.Session{ID: "dss_1", Project: "prj_1", Scope: auth.Scope(token)}}, nil
+}
+
+func TestSessionsCallOnlyTheRoutesTheirScopeGrants(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		scope  auth.Scope
+		grant  auth.Grant
+		status int
+	}{
+		{"read session on a read route", auth.ScopeRead, auth.GrantRead, 200},
+		{"read_retry session on a read route", auth.ScopeReadRetry, auth.GrantRead, 200},
+		{"read_retry session on a retry route", auth.ScopeReadRetry, auth.GrantRetry, 200},
+		{"read session on a retry route -> 403 INSUFFICIENT_SCOPE", auth.ScopeRead, auth.GrantRetry, 403},
+		{"read session on a key-only route -> 403 INSUFFICIENT_SCOPE", auth.ScopeRead, "", 403},
+		{"read_retry session on a key-only route -> 403 INSUFFICIENT_SCOPE", auth.ScopeReadRetry, "", 403},
+		{"unknown scope on a read route -> 403 INSUFFICIENT_SCOPE", "admin", auth.GrantRead, 403},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ran := false
+			e := &Endpoint{Auth: sessions{}, SessionGrant: c.grant, Handler: func(_ context.Context, r *Request) (*Response, error) {
+				ran = true
+				if r.Project != "prj_1" || r.Session == nil || r.Session.ID != "dss_1" {
+					t.Errorf("request acts for %q/%+v", r.Project, r.Session)
+				}
+				return JSON(200, map[string]int{})
+			}}
+			resp, _ := e.Serve(context.Background(), events.APIGatewayV2HTTPRequest{RouteKey: "POST /x", Headers: map[string]string{"authorization": "Bearer " + string(c.scope)}})
+			if resp.StatusCode != c.status || ran != (c.status == 200) {
+				t.Fatalf("got %d %s (handler ran: %v)", resp.StatusCode, resp.Body, ran)
+			}
+			if c.status == 403 && (!strings.Contains(resp.Body, `"INSUFFICIENT_SCOPE"`) || !strings.Contains(resp.Body, "POST /x")) {
+				t.Fatalf("body %s", resp.Body)
+			}
+		})
+	}
+	t.Run("an API key calls a key-only route", func(t *testing.T) {
+		e := &Endpoint{Auth: keyring{}, Handler: func(context.Context, *Request) (*Response, error) { return JSON(200, map[string]int{}) }}
+		resp, _ := e.Serve(context.Background(), events.APIGatewayV2HTTPRequest{RouteKey: "POST /x", Headers: map[string]string{"authorization": "Bearer bx_test_0123456789abcdef"}})
+		if resp.StatusCode != 200 {
+			t.Fatalf("got %d %s", resp.StatusCode, resp.Body)
+		}
+	})
+}
 
 func TestRepeatedOrEmptyQueryParametersAreRefused(t *testing.T) {
 	e := &Endpoint{Auth: keyring{}, Handler: func(context.Context, *Request) (*Response, error) { return JSON(200, map[string]int{}) }}

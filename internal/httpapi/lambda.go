@@ -14,17 +14,19 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/ids"
 )
 
 // DefaultMaxBody is the request body limit of routes that set none (64 KiB).
 const DefaultMaxBody = 64 << 10
 
-// Authenticator resolves a bearer API key to its project. It returns an
-// UNAUTHORIZED *apierr.Error for a missing, malformed or unknown key and a
-// SERVICE_UNAVAILABLE one when the key store cannot be reached.
+// Authenticator resolves a bearer token (an API key or a dashboard session
+// token) to its caller. It returns an UNAUTHORIZED *apierr.Error for a
+// malformed, unknown, expired or revoked token and a SERVICE_UNAVAILABLE
+// one when the store cannot be reached.
 type Authenticator interface {
-	Authenticate(ctx context.Context, apiKey string) (projectID string, err error)
+	Authenticate(ctx context.Context, token string) (auth.Caller, error)
 }
 
 // Endpoint is one API function: its handler and how the common contract
@@ -33,6 +35,11 @@ type Endpoint struct {
 	Handler Handler
 	// Auth authenticates the caller; nil makes the route public.
 	Auth Authenticator
+	// SessionGrant is what a dashboard session's scope must grant to call
+	// this route; "" admits API keys only. A session without it is
+	// refused with 403 INSUFFICIENT_SCOPE before the handler runs, so a
+	// mutation's Idempotency-Key is not taken.
+	SessionGrant auth.Grant
 	// MaxBody bounds the request body in bytes; 0 means DefaultMaxBody.
 	MaxBody int
 	Log     *slog.Logger
@@ -85,6 +92,9 @@ func (e *Endpoint) Serve(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 			"latency_ms", now().Sub(start).Milliseconds(), "project_id", req.Project,
 			"apigw_request_id", ev.RequestContext.RequestID,
 		}
+		if req.Session != nil {
+			attrs = append(attrs, "session_id", req.Session.ID)
+		}
 		if cause != nil && out.StatusCode >= 500 {
 			log.ErrorContext(ctx, "request failed", append(attrs, "error", cause.Error())...)
 			return
@@ -114,15 +124,21 @@ func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGateway
 		return nil, apierr.New(apierr.PayloadTooLarge, "request body is %d bytes; the limit of this route is %d", len(req.Body), limit)
 	}
 	if e.Auth != nil {
-		key, ok := bearer(req.Header.Get("Authorization"))
+		token, ok := bearer(req.Header.Get("Authorization"))
 		if !ok {
 			return nil, apierr.New(apierr.Unauthorized, "send your API key as 'Authorization: Bearer <key>'")
 		}
-		project, err := e.Auth.Authenticate(ctx, key)
+		caller, err := e.Auth.Authenticate(ctx, token)
 		if err != nil {
 			return nil, err
 		}
-		req.Project = project
+		req.Project = caller.Project
+		if caller.Session != nil {
+			req.Session = caller.Session
+			if !caller.May(e.SessionGrant) {
+				return nil, scopeError(caller.Session.Scope, req.Route, e.SessionGrant)
+			}
+		}
 		if err := checkQuery(req.Query); err != nil {
 			return nil, err
 		}
@@ -158,6 +174,15 @@ func fromEvent(req *Request, ev events.APIGatewayV2HTTPRequest) error {
 		req.Body = b
 	}
 	return nil
+}
+
+// scopeError tells a session's holder why the route refused it and what
+// would be admitted.
+func scopeError(scope auth.Scope, route string, grant auth.Grant) error {
+	if grant == "" {
+		return apierr.New(apierr.InsufficientScope, "%s takes the project's API key; a dashboard session (scope %s) cannot call it", route, scope)
+	}
+	return apierr.New(apierr.InsufficientScope, "%s needs a dashboard session of scope %s or the project's API key; this session's scope is %s", route, auth.ScopeReadRetry, scope)
 }
 
 // bearer extracts the token of an "Authorization: Bearer <token>" header.

@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/botix/public-api/internal/auth"
 )
 
 // Request is an API call as our handlers see it, decoded from the
@@ -29,7 +31,10 @@ type Request struct {
 	// RequestID is this response's X-Request-Id ("req_<ULID>").
 	RequestID string
 	// Project is the authenticated project; empty on public routes.
-	Project  string
+	Project string
+	// Session is the dashboard session the request came with; nil for an
+	// API key.
+	Session  *auth.Session
 	Received time.Time
 	// BaseURL is the API's public scheme://host, from configuration (see
 	// Endpoint.PublicURL) — never from what the client sent.

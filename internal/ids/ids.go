@@ -32,6 +32,9 @@ const (
 	Inspector       = "insp"
 	APIKey          = "key"
 	Recovery        = "rcv"
+	// DashboardSession ids name a session (for its revocation); the
+	// session's bearer token is a secret of its own (auth.SessionPrefix).
+	DashboardSession = "dss"
 )
 
 // ErrMalformed reports an identifier that does not have the expected prefix

@@ -9,6 +9,8 @@ package store
 //	project           PROJECT#<prj>                   PROJECT
 //	api_key           APIKEY#<sha256(key)>            APIKEY
 //	api_key_ref       PROJECT#<prj>                   APIKEY#<key id>
+//	dashboard_session DSESSION#<sha256(token)>        DSESSION
+//	dashboard_session_ref P#<prj>#DSESS               <dss ulid>
 //	contact           P#<prj>#CT                      <ulid>
 //	contact_tag       P#<prj>#CTTAG#<tag>             <ulid>
 //	phone_guard       P#<prj>#PHONE#<e164>            PHONE

@@ -50,6 +50,12 @@ var Permissions = map[string][]app.Permission{
 	"ListEventsFunction": query("DataTable", "gsi1"),
 	"GetEventFunction":   read("DataTable"),
 
+	"CreateDashboardSessionFunction": mutation(write("DataTable", "GetItem", "PutItem")),
+	// The authentication's read of the session is all it needs.
+	"GetCurrentDashboardSessionFunction": read("DataTable"),
+	// Reads the session's reference (for its token hash), deletes both.
+	"DeleteDashboardSessionFunction": mutation(write("DataTable", "GetItem", "DeleteItem")),
+
 	"CatalogApplyFunction": write("DataTable", "UpdateItem"),
 	// A recovery lists the endpoint's failed deliveries (gsi2).
 	"DispatchFunction": append(append(write("DataTable", "Query"), write("DeliveriesTable", "PutItem")...),

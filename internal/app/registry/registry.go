@@ -40,6 +40,10 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 	"ListEventsFunction": app.ListEvents,
 	"GetEventFunction":   app.GetEvent,
 
+	"CreateDashboardSessionFunction":     app.CreateDashboardSession,
+	"GetCurrentDashboardSessionFunction": app.GetCurrentDashboardSession,
+	"DeleteDashboardSessionFunction":     app.DeleteDashboardSession,
+
 	"DashboardFunction":       app.Dashboard,
 	"GetApiReferenceFunction": app.GetApiReference,
 }

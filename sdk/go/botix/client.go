@@ -149,14 +149,15 @@ type Response struct {
 
 // Client calls the BOTIX public API. It is safe for concurrent use.
 type Client struct {
-	Contacts         *ContactsService
-	Messages         *MessagesService
-	Catalog          *CatalogService
-	Scenarios        *ScenariosService
-	WebhookEndpoints *WebhookEndpointsService
-	Deliveries       *DeliveriesService
-	Inspectors       *InspectorsService
-	Events           *EventsService
+	Contacts          *ContactsService
+	Messages          *MessagesService
+	Catalog           *CatalogService
+	Scenarios         *ScenariosService
+	WebhookEndpoints  *WebhookEndpointsService
+	Deliveries        *DeliveriesService
+	Inspectors        *InspectorsService
+	Events            *EventsService
+	DashboardSessions *DashboardSessionsService
 
 	apiKey         string
 	baseURL        string
@@ -170,7 +171,8 @@ type Client struct {
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-// NewClient returns a client that authenticates with apiKey.
+// NewClient returns a client that authenticates with apiKey: a project's
+// API key, or a dashboard session's token (see DashboardSessionsService).
 func NewClient(apiKey string, opts ...Option) *Client {
 	c := &Client{
 		apiKey:         apiKey,
@@ -208,6 +210,7 @@ func NewClient(apiKey string, opts ...Option) *Client {
 	c.Deliveries = &DeliveriesService{c}
 	c.Inspectors = &InspectorsService{c}
 	c.Events = &EventsService{c}
+	c.DashboardSessions = &DashboardSessionsService{c}
 	return c
 }
 

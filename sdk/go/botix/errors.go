@@ -14,6 +14,7 @@ type Code string
 // code table.
 const (
 	CodeUnauthorized                Code = "UNAUTHORIZED"
+	CodeInsufficientScope           Code = "INSUFFICIENT_SCOPE"
 	CodeNotFound                    Code = "NOT_FOUND"
 	CodeInvalidJSON                 Code = "INVALID_JSON"
 	CodeUnsupportedMediaType        Code = "UNSUPPORTED_MEDIA_TYPE"

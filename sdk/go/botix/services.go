@@ -327,6 +327,34 @@ func (s *InspectorsService) WalkRequests(id string, p ListParams, from Position)
 	return walker(s.c, "/inspectors/"+pathID(id)+"/requests", query(p), InspectorRequest.id, from)
 }
 
+// DashboardSessionsService is /public/v1/dashboard-sessions: short-lived,
+// scoped tokens for the dashboard instead of the API key. Only a client
+// made with the API key may call it; a client made with a session token
+// (NewClient(token)) may call what the session's scope grants, and gets a
+// CodeInsufficientScope *Error for anything else.
+type DashboardSessionsService struct{ c *Client }
+
+// Create makes a session (idempotent). The answer's Token is shown only
+// there; TTLSeconds 0 is the server's default lifetime.
+func (s *DashboardSessionsService) Create(ctx context.Context, in DashboardSessionCreate, opts ...CallOption) (*DashboardSession, error) {
+	var out DashboardSession
+	return mutate(ctx, s.c, http.MethodPost, "/dashboard-sessions", in, &out, &out.Response, opts)
+}
+
+// Current returns the session the client's token belongs to (its scope
+// and expiry, never the token), so that a dashboard shows only what the
+// scope grants. A client made with the API key gets a CodeNotFound *Error.
+func (s *DashboardSessionsService) Current(ctx context.Context) (*CurrentDashboardSession, error) {
+	var out CurrentDashboardSession
+	return get(ctx, s.c, "/dashboard-sessions/current", nil, &out, &out.Response)
+}
+
+// Delete revokes a session: its token stops working at once (idempotent).
+func (s *DashboardSessionsService) Delete(ctx context.Context, id string, opts ...CallOption) (*Deleted, error) {
+	var out Deleted
+	return mutate(ctx, s.c, http.MethodDelete, "/dashboard-sessions/"+pathID(id), nil, &out, &out.Response, opts)
+}
+
 // EventsService is /public/v1/events.
 type EventsService struct{ c *Client }
 

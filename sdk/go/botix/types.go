@@ -223,6 +223,46 @@ type Deleted struct {
 	Response Response `json:"-"`
 }
 
+// The scopes of a dashboard session.
+const (
+	// ScopeRead calls every GET route.
+	ScopeRead = "read"
+	// ScopeReadRetry also retries deliveries and recovers endpoints.
+	ScopeReadRetry = "read_retry"
+)
+
+// DashboardSessionCreate is the body of DashboardSessions.Create.
+type DashboardSessionCreate struct {
+	// Scope is ScopeRead or ScopeReadRetry.
+	Scope string `json:"scope"`
+	// TTLSeconds is the session's lifetime, within the bounds of
+	// sdk/openapi.yaml; 0 is the server's default.
+	TTLSeconds int `json:"ttl_seconds,omitempty"`
+}
+
+// DashboardSession is a dashboard session; Token, its bearer token, is
+// set only in the answer of DashboardSessions.Create.
+type DashboardSession struct {
+	ID        string `json:"id"`
+	Scope     string `json:"scope"`
+	Token     string `json:"token"`
+	CreatedAt string `json:"created_at"`
+	ExpiresAt string `json:"expires_at"`
+
+	Response Response `json:"-"`
+}
+
+// CurrentDashboardSession is the answer of DashboardSessions.Current: the
+// session of the client's token, without the token.
+type CurrentDashboardSession struct {
+	ID        string `json:"id"`
+	Scope     string `json:"scope"`
+	CreatedAt string `json:"created_at"`
+	ExpiresAt string `json:"expires_at"`
+
+	Response Response `json:"-"`
+}
+
 // TestEvent is the answer of WebhookEndpoints.Test.
 type TestEvent struct {
 	EventID    string `json:"event_id"`

@@ -5,6 +5,7 @@
 /** The public error codes of the API (the "code" of the error envelope). A test checks them against the server's table. */
 export const ErrorCode = {
   Unauthorized: "UNAUTHORIZED",
+  InsufficientScope: "INSUFFICIENT_SCOPE",
   NotFound: "NOT_FOUND",
   InvalidJSON: "INVALID_JSON",
   UnsupportedMediaType: "UNSUPPORTED_MEDIA_TYPE",

@@ -38,6 +38,13 @@ export type InspectorRequest = S["InspectorRequest"];
 export type Event = S["Event"];
 export type ErrorCodeReference = S["ErrorCodeReference"];
 export type ErrorCodeInfo = S["ErrorCodeInfo"];
+/** The body of `dashboardSessions.create`: `scope` is `read` or `read_retry`. */
+export type DashboardSessionRequest = S["DashboardSessionRequest"];
+/** A dashboard session; its `token` is shown only in the answer of `create`. */
+export type DashboardSession = S["DashboardSession"];
+export type DashboardSessionDeleted = S["DashboardSessionDeleted"];
+/** The session of a client's token (`dashboardSessions.current()`), without the token. */
+export type CurrentDashboardSession = S["CurrentDashboardSession"];
 
 /** Every public route, by the OpenAPI operationId; paths are after /public/v1, parameters in braces. */
 export const ROUTES = {
@@ -66,6 +73,9 @@ export const ROUTES = {
   listInspectorRequests: ["GET", "/inspectors/{id}/requests"],
   listEvents: ["GET", "/events"],
   getEvent: ["GET", "/events/{id}"],
+  createDashboardSession: ["POST", "/dashboard-sessions"],
+  getCurrentDashboardSession: ["GET", "/dashboard-sessions/current"],
+  deleteDashboardSession: ["DELETE", "/dashboard-sessions/{id}"],
   getOpenAPI: ["GET", "/openapi.json"],
   getErrorCodes: ["GET", "/error-codes"],
   getChangelog: ["GET", "/changelog.atom"],
@@ -158,6 +168,7 @@ export class Client {
   readonly deliveries: Deliveries;
   readonly inspectors: Inspectors;
   readonly events: Events;
+  readonly dashboardSessions: DashboardSessions;
 
   constructor(options: ClientOptions = {}) {
     this.transport = new Transport(options);
@@ -169,6 +180,7 @@ export class Client {
     this.deliveries = new Deliveries(this);
     this.inspectors = new Inspectors(this);
     this.events = new Events(this);
+    this.dashboardSessions = new DashboardSessions(this);
   }
 
   /** Calls a route and returns its JSON object with `response`. */
@@ -425,6 +437,27 @@ export class Events {
     return this.c.request("getEvent", { id }, {}, opts);
   }
 }
+/**
+ * /public/v1/dashboard-sessions: short-lived, scoped tokens for the dashboard instead of the API key.
+ * Only a client made with the key may call it; a client made with a session's token (`apiKey: token`)
+ * calls what the scope grants and gets INSUFFICIENT_SCOPE for the rest.
+ */
+export class DashboardSessions {
+  constructor(private readonly c: Client) {}
+  /** Makes a session (idempotent); the answer's token is shown only here. */
+  create(body: DashboardSessionRequest, opts?: CallOptions): Promise<WithResponse<DashboardSession>> {
+    return this.c.request("createDashboardSession", {}, { body }, opts);
+  }
+  /** The session of this client's token: its scope and expiry (a client made with the API key gets NOT_FOUND). */
+  current(opts?: CallOptions): Promise<WithResponse<CurrentDashboardSession>> {
+    return this.c.request("getCurrentDashboardSession", {}, {}, opts);
+  }
+  /** Revokes a session: its token stops working at once (idempotent). */
+  delete(id: string, opts?: CallOptions): Promise<WithResponse<DashboardSessionDeleted>> {
+    return this.c.request("deleteDashboardSession", { id }, {}, opts);
+  }
+}
+
 function eventQuery(p: EventListParams): URLSearchParams {
   return query(p, { type: p.type, since: timeParam(p.since) });
 }

@@ -15,6 +15,7 @@ use Botix\Exception\TimeoutException;
 use Botix\Exception\TransportException;
 use Botix\Service\Catalog;
 use Botix\Service\Contacts;
+use Botix\Service\DashboardSessions;
 use Botix\Service\Deliveries;
 use Botix\Service\Events;
 use Botix\Service\Inspectors;
@@ -52,6 +53,7 @@ final class Client
     public readonly Deliveries $deliveries;
     public readonly Inspectors $inspectors;
     public readonly Events $events;
+    public readonly DashboardSessions $dashboardSessions;
 
     public readonly string $baseUrl;
     public readonly RetryPolicy $retryPolicy;
@@ -110,6 +112,7 @@ final class Client
         $this->deliveries = new Deliveries($this);
         $this->inspectors = new Inspectors($this);
         $this->events = new Events($this);
+        $this->dashboardSessions = new DashboardSessions($this);
     }
 
     /** Whether the API accepts the key: a UUIDv4 or a ULID. */

@@ -8,6 +8,7 @@ namespace Botix;
 final class ErrorCode
 {
     public const UNAUTHORIZED = 'UNAUTHORIZED';
+    public const INSUFFICIENT_SCOPE = 'INSUFFICIENT_SCOPE';
     public const NOT_FOUND = 'NOT_FOUND';
     public const INVALID_JSON = 'INVALID_JSON';
     public const UNSUPPORTED_MEDIA_TYPE = 'UNSUPPORTED_MEDIA_TYPE';

@@ -38,7 +38,7 @@ class RoutesTest(unittest.TestCase):
         def respond(req: Req) -> Answer:
             if req.path.endswith("/changelog.atom"):
                 return Answer(200, raw=b'<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>x</id><title>t</title></entry></feed>')
-            if req.method == "GET" and not re.search(r"/(ct|we|dlv|evt)_x$|/count$|/stats$|/openapi.json$|/error-codes$", req.path.split("?")[0]):
+            if req.method == "GET" and not re.search(r"/(ct|we|dlv|evt)_x$|/count$|/stats$|/current$|/openapi.json$|/error-codes$", req.path.split("?")[0]):
                 return Answer(200, {"data": [], "next_cursor": None, "has_more": False})
             return Answer(200, {})
 
@@ -70,10 +70,13 @@ class RoutesTest(unittest.TestCase):
         list(c.inspectors.requests("insp_x"))
         list(c.events.list())
         c.events.get("evt_x")
+        c.dashboard_sessions.create("read", ttl_seconds=600)
+        c.dashboard_sessions.current()
+        c.dashboard_sessions.delete("dss_x")
         c.openapi()
         c.error_codes()
         self.assertEqual(c.changelog()[0].id, "x")
-        seen = {(r.method, re.sub(r"/(ct|we|dlv|evt|insp)_x|/welcome/", lambda m: "/{}" + ("/" if m.group(0).endswith("/") else ""),
+        seen = {(r.method, re.sub(r"/(ct|we|dlv|evt|insp|dss)_x|/welcome/", lambda m: "/{}" + ("/" if m.group(0).endswith("/") else ""),
                                   r.path.split("?")[0])) for r in srv.requests}
         want = {(r.method, re.sub(r"\{[^}]+\}", "{}", r.full())) for r in botix.ROUTES}
         self.assertEqual(seen, want)

@@ -70,6 +70,9 @@ func routes(ctx context.Context, _ []byte, _ *bufio.Reader) (any, error) {
 	_, _ = c.Inspectors.Requests(ctx, fakeID, botix.ListParams{})
 	_, _ = c.Events.List(ctx, botix.EventListParams{})
 	_, _ = c.Events.Get(ctx, fakeID)
+	_, _ = c.DashboardSessions.Create(ctx, botix.DashboardSessionCreate{Scope: botix.ScopeRead})
+	_, _ = c.DashboardSessions.Current(ctx)
+	_, _ = c.DashboardSessions.Delete(ctx, fakeID)
 	_, _ = c.OpenAPI(ctx)
 	_, _ = c.ErrorCodes(ctx)
 	_, _ = c.Changelog(ctx)
@@ -124,7 +127,9 @@ var schemaTypes = map[string]any{
 	"Delivery": botix.Delivery{}, "DeliveryDetail": botix.DeliveryDetail{}, "Attempt": botix.Attempt{},
 	"DeliveryRequest": botix.DeliveryRequest{}, "Counts": botix.Counts{}, "DeliveryStats": botix.DeliveryStats{},
 	"Inspector": botix.Inspector{}, "InspectorRequest": botix.InspectorRequest{}, "Event": botix.Event{},
-	"ErrorCodeInfo": botix.ErrorCodeInfo{},
+	"ErrorCodeInfo":           botix.ErrorCodeInfo{},
+	"DashboardSessionRequest": botix.DashboardSessionCreate{}, "DashboardSession": botix.DashboardSession{}, "DashboardSessionDeleted": botix.Deleted{},
+	"CurrentDashboardSession": botix.CurrentDashboardSession{},
 }
 
 func schemas(context.Context, []byte, *bufio.Reader) (any, error) {

@@ -349,6 +349,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/v1/dashboard-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a short-lived, scoped session for the dashboard (the token is shown once)
+         * @description A session is a bearer token the dashboard (or a teammate) uses instead of the project's API key.
+         *     Scope `read` calls every GET route; `read_retry` also retries deliveries and recovers endpoints.
+         *     Nothing else: any other route answers 403 `INSUFFICIENT_SCOPE`. The token is stored only as its
+         *     SHA-256 hash; it stops working at `expires_at`, or at once when the session is deleted. Only the
+         *     API key creates sessions.
+         */
+        post: operations["createDashboardSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/v1/dashboard-sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The session this request came with: its scope and expiry (never its token)
+         * @description For the dashboard to show only what its session's scope grants. A request with the project's
+         *     API key has no session and gets 404 `NOT_FOUND` (the key may call every route).
+         */
+        get: operations["getCurrentDashboardSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/v1/dashboard-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a dashboard session: its token stops working at once */
+        delete: operations["deleteDashboardSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -703,7 +765,7 @@ export interface components {
         /** @description Pass it as cursor for the next page; null exactly when has_more is false. */
         NextCursor: string | null;
         /** @enum {string} */
-        ErrorCode: "UNAUTHORIZED" | "NOT_FOUND" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "INVALID_PARAMETER" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSE_CONFLICT" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "CONTACT_ALREADY_EXISTS" | "ENDPOINT_DISABLED" | "INVALID_CURSOR" | "OFFSET_TOO_LARGE" | "LIMIT_EXCEEDED" | "SERVICE_UNAVAILABLE" | "INTERNAL";
+        ErrorCode: "UNAUTHORIZED" | "NOT_FOUND" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "INVALID_PARAMETER" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSE_CONFLICT" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "CONTACT_ALREADY_EXISTS" | "ENDPOINT_DISABLED" | "INVALID_CURSOR" | "OFFSET_TOO_LARGE" | "LIMIT_EXCEEDED" | "SERVICE_UNAVAILABLE" | "INTERNAL" | "INSUFFICIENT_SCOPE";
         ErrorCodeReference: {
             codes: components["schemas"]["ErrorCodeInfo"][];
         };
@@ -1102,6 +1164,62 @@ export interface components {
             requests_count: number;
             expires_at: components["schemas"]["Timestamp"];
         };
+        DashboardSessionID: string;
+        /**
+         * @description `read`: every GET route. `read_retry`: those, a delivery retry and an endpoint recovery.
+         * @enum {string}
+         */
+        DashboardSessionScope: "read" | "read_retry";
+        /**
+         * @example {
+         *       "scope": "read",
+         *       "ttl_seconds": 3600
+         *     }
+         */
+        DashboardSessionRequest: {
+            scope: components["schemas"]["DashboardSessionScope"];
+            /**
+             * @description How long the session lives. It cannot be extended; create a new one.
+             * @default 3600
+             */
+            ttl_seconds: number;
+        };
+        /**
+         * @example {
+         *       "id": "dss_01JDQ7X3ZV8N5W2K4R6T9Y1B3G",
+         *       "scope": "read",
+         *       "token": "bxs_3v7kq2m5x8c4n6b2z7w4r9t5y3u8p2s6d4f7g9h2",
+         *       "created_at": "2026-11-29T08:48:17.555Z",
+         *       "expires_at": "2026-11-29T09:48:17.555Z"
+         *     }
+         */
+        DashboardSession: {
+            id: components["schemas"]["DashboardSessionID"];
+            scope: components["schemas"]["DashboardSessionScope"];
+            /** @description The bearer token. Stored only as its SHA-256 hash. */
+            token: string;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @example {
+         *       "id": "dss_01JDQ7X3ZV8N5W2K4R6T9Y1B3G",
+         *       "scope": "read",
+         *       "created_at": "2026-11-29T08:48:17.555Z",
+         *       "expires_at": "2026-11-29T09:48:17.555Z"
+         *     }
+         */
+        CurrentDashboardSession: {
+            id: components["schemas"]["DashboardSessionID"];
+            scope: components["schemas"]["DashboardSessionScope"];
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        DashboardSessionDeleted: {
+            id: components["schemas"]["DashboardSessionID"];
+            /** @constant */
+            deleted: true;
+        };
         InspectorRequest: {
             id: string;
             method: string;
@@ -1308,8 +1426,18 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description UNAUTHORIZED - the API key is missing, malformed or unknown. */
+        /** @description UNAUTHORIZED - the API key or session token is missing, malformed or unknown, or the session expired or was deleted. */
         Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description INSUFFICIENT_SCOPE - a dashboard session called an operation its scope does not grant (the Idempotency-Key was not taken). */
+        Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -1640,6 +1768,40 @@ export interface components {
                 "application/json": components["schemas"]["DeliveryRequest"];
             };
         };
+        /** @description The session, with its token: the only time the token is shown (a replay of the request shows it again). */
+        DashboardSession201: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                "Original-Request-Id": components["headers"]["Original-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DashboardSession"];
+            };
+        };
+        /** @description The session of the request's token. */
+        CurrentDashboardSession200: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CurrentDashboardSession"];
+            };
+        };
+        /** @description Revoked: the session's token is refused from now on. */
+        DashboardSessionDeleted200: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                "Original-Request-Id": components["headers"]["Original-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DashboardSessionDeleted"];
+            };
+        };
         /** @description The inspector. */
         Inspector201: {
             headers: {
@@ -1907,6 +2069,7 @@ export interface operations {
             201: components["responses"]["Contact201"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2018,6 +2181,7 @@ export interface operations {
             202: components["responses"]["Message202"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2050,6 +2214,7 @@ export interface operations {
             202: components["responses"]["CatalogImport202"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2083,6 +2248,7 @@ export interface operations {
             202: components["responses"]["ScenarioRun202"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2153,6 +2319,7 @@ export interface operations {
             201: components["responses"]["WebhookEndpointWithSecret201"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2206,6 +2373,7 @@ export interface operations {
             200: components["responses"]["Deleted200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2241,6 +2409,7 @@ export interface operations {
             200: components["responses"]["WebhookEndpoint200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2272,6 +2441,7 @@ export interface operations {
             200: components["responses"]["WebhookEndpointWithSecret200"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2303,6 +2473,7 @@ export interface operations {
             202: components["responses"]["TestEvent202"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2338,6 +2509,7 @@ export interface operations {
             202: components["responses"]["Recovery202"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2465,6 +2637,7 @@ export interface operations {
             202: components["responses"]["DeliveryRequest202"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2500,6 +2673,7 @@ export interface operations {
             202: components["responses"]["DeliveryRequest202"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -2528,6 +2702,7 @@ export interface operations {
             201: components["responses"]["Inspector201"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2636,6 +2811,89 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createDashboardSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description One per logical operation, the same on every retry of it - a UUIDv4 or a ULID. Kept 24 h.
+                 * @example 3f0c8a4e-2d3b-4c8e-9f1a-7b6d5e4c3a21
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DashboardSessionRequest"];
+            };
+        };
+        responses: {
+            201: components["responses"]["DashboardSession201"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCurrentDashboardSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["CurrentDashboardSession200"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteDashboardSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description One per logical operation, the same on every retry of it - a UUIDv4 or a ULID. Kept 24 h.
+                 * @example 3f0c8a4e-2d3b-4c8e-9f1a-7b6d5e4c3a21
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The resource's id (a malformed id is 404, like an unknown one). */
+                id: components["parameters"]["PathID"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DashboardSessionDeleted200"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];

@@ -202,8 +202,8 @@ class Client:
         self._quota = _Quota(self.policy.quota_capacity)
 
         from .services import (
-            CatalogService, ContactsService, DeliveriesService, EventsService, InspectorsService,
-            MessagesService, ScenariosService, WebhookEndpointsService,
+            CatalogService, ContactsService, DashboardSessionsService, DeliveriesService, EventsService,
+            InspectorsService, MessagesService, ScenariosService, WebhookEndpointsService,
         )
 
         self.contacts = ContactsService(self)
@@ -214,6 +214,7 @@ class Client:
         self.deliveries = DeliveriesService(self)
         self.inspectors = InspectorsService(self)
         self.events = EventsService(self)
+        self.dashboard_sessions = DashboardSessionsService(self)
 
     def __repr__(self) -> str:  # never the key
         return "Client(base_url=%r)" % self.base_url

@@ -30,6 +30,7 @@ class ErrorCode:
     """The public error codes of the API (the ``code`` of the error envelope)."""
 
     UNAUTHORIZED = "UNAUTHORIZED"
+    INSUFFICIENT_SCOPE = "INSUFFICIENT_SCOPE"
     NOT_FOUND = "NOT_FOUND"
     INVALID_JSON = "INVALID_JSON"
     UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional,
 
 from .client import Route, time_param
 from .types import (
-    CatalogImport, CatalogImportCreate, CatalogItem, Contact, ContactCount, ContactCreate, Deleted, Delivery,
+    CatalogImport, CatalogImportCreate, CatalogItem, Contact, ContactCount, ContactCreate, CurrentDashboardSession, DashboardSession,
+    DashboardSessionDeleted, DashboardSessionRequest, Deleted, Delivery,
     DeliveryDetail, DeliveryRequest, DeliveryStats, Event, Inspector, InspectorRequest, Message, MessageCreate,
     NoLimit, Page, RecoverRequest, Recovery, RedirectRequest, ScenarioRun, ScenarioRunCreate, TestEvent, WebhookEndpoint,
     WebhookEndpointCreate, WebhookEndpointUpdate, WebhookEndpointWithSecret,
@@ -53,6 +54,9 @@ ROUTE_INSPECTORS_CREATE = Route("POST", "/inspectors")
 ROUTE_INSPECTORS_REQUESTS = Route("GET", "/inspectors/{id}/requests")
 ROUTE_EVENTS_LIST = Route("GET", "/events")
 ROUTE_EVENTS_GET = Route("GET", "/events/{id}")
+ROUTE_DASHBOARD_SESSIONS_CREATE = Route("POST", "/dashboard-sessions")
+ROUTE_DASHBOARD_SESSIONS_CURRENT = Route("GET", "/dashboard-sessions/current")
+ROUTE_DASHBOARD_SESSIONS_DELETE = Route("DELETE", "/dashboard-sessions/{id}")
 ROUTE_OPENAPI = Route("GET", "/openapi.json")
 ROUTE_ERROR_CODES = Route("GET", "/error-codes")
 ROUTE_CHANGELOG = Route("GET", "/changelog.atom")
@@ -309,3 +313,24 @@ class EventsService(_Service):
 
     def get(self, event_id: str) -> Event:
         return self._c._one(Event, ROUTE_EVENTS_GET, (event_id,))
+
+
+class DashboardSessionsService(_Service):
+    """/public/v1/dashboard-sessions: short-lived, scoped tokens for the dashboard instead of the API key.
+
+    Only a client made with the key may call it; a client made with a session's token
+    (``botix.Client(token)``) calls what the scope grants and gets INSUFFICIENT_SCOPE for the rest.
+    """
+
+    def create(self, scope: str, *, ttl_seconds: Optional[int] = None, idempotency_key: Optional[str] = None) -> DashboardSession:
+        """A session of scope ``read`` or ``read_retry`` (idempotent); the answer's token is shown only here."""
+        body = DashboardSessionRequest(scope=scope, ttl_seconds=ttl_seconds)
+        return self._c._one(DashboardSession, ROUTE_DASHBOARD_SESSIONS_CREATE, body=body.to_json(), idempotency_key=idempotency_key)
+
+    def current(self) -> CurrentDashboardSession:
+        """The session of this client's token: its scope and expiry (a client made with the API key gets NOT_FOUND)."""
+        return self._c._one(CurrentDashboardSession, ROUTE_DASHBOARD_SESSIONS_CURRENT)
+
+    def delete(self, session_id: str, *, idempotency_key: Optional[str] = None) -> DashboardSessionDeleted:
+        """Revokes a session: its token stops working at once (idempotent)."""
+        return self._c._one(DashboardSessionDeleted, ROUTE_DASHBOARD_SESSIONS_DELETE, (session_id,), idempotency_key=idempotency_key)

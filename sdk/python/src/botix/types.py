@@ -23,7 +23,7 @@ __all__ = [
     "Response", "Model", "Contact", "ContactCreate", "ContactCount", "Message", "MessageCreate",
     "CatalogItem", "CatalogImportCreate", "CatalogImport", "ScenarioRunCreate", "ScenarioRun",
     "WebhookEndpoint", "WebhookEndpointWithSecret", "WebhookEndpointCreate", "WebhookEndpointUpdate",
-    "Deleted", "TestEvent", "RecoverRequest", "Recovery", "RecoveryProgress", "Delivery", "DeliveryDetail", "Attempt",
+    "Deleted", "DashboardSessionRequest", "DashboardSession", "DashboardSessionDeleted", "CurrentDashboardSession", "TestEvent", "RecoverRequest", "Recovery", "RecoveryProgress", "Delivery", "DeliveryDetail", "Attempt",
     "RedirectRequest", "DeliveryRequest", "Counts", "StatsBucket", "DeliveryStats", "Inspector",
     "InspectorRequest", "Event", "ThinEvent", "WebhookTestData", "ErrorCodeInfo",
     "ErrorCodeReference", "ErrorBody", "ErrorEnvelope", "Page", "PAGE_SCHEMAS", "schema_models",
@@ -336,6 +336,45 @@ class TestEvent(Model):
     event_id: str = ""
     endpoint_id: str = ""
     status: str = ""
+    response: Response = field(default_factory=Response, repr=False, compare=False)
+
+
+@dataclass
+class DashboardSessionRequest(Model):
+    """The body of ``dashboard_sessions.create``: scope ``read`` or ``read_retry``; ttl_seconds None is the default."""
+    __schema__ = "DashboardSessionRequest"
+    scope: str = ""
+    ttl_seconds: Optional[int] = None
+
+
+@dataclass
+class DashboardSession(Model):
+    """A dashboard session; its token is shown only in the answer of ``dashboard_sessions.create``."""
+    __schema__ = "DashboardSession"
+    id: str = ""
+    scope: str = ""
+    token: str = ""
+    created_at: str = ""
+    expires_at: str = ""
+    response: Response = field(default_factory=Response, repr=False, compare=False)
+
+
+@dataclass
+class CurrentDashboardSession(Model):
+    """The session of a client's token (``dashboard_sessions.current()``), without the token."""
+    __schema__ = "CurrentDashboardSession"
+    id: str = ""
+    scope: str = ""
+    created_at: str = ""
+    expires_at: str = ""
+    response: Response = field(default_factory=Response, repr=False, compare=False)
+
+
+@dataclass
+class DashboardSessionDeleted(Model):
+    __schema__ = "DashboardSessionDeleted"
+    id: str = ""
+    deleted: bool = False
     response: Response = field(default_factory=Response, repr=False, compare=False)
 
 
