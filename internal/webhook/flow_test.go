@@ -189,6 +189,19 @@ func (b *blockingPoster) Post(context.Context, string, []byte, map[string]string
 	return webhook.Response{Status: 200}
 }
 
+// pacedPipeline is a pipeline whose endpoint has a rate limit, with n
+// events dispatched to it.
+func pacedPipeline(t *testing.T, rate, n int) (*pipeline, webhook.Endpoint) {
+	p := newPipeline(t)
+	ep := p.endpoint(webhook.AllEvents)
+	ep.RateLimit = rate
+	p.endpoints.Put(project, ep)
+	for range n {
+		p.dispatch(p.event(domain.EventContactCreated))
+	}
+	return p, ep
+}
+
 func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 	ctx := context.Background()
 	t.Run("max_concurrency 3: never more than 3 in flight across two batches; the rest deferred, no attempt counted", func(t *testing.T) {
@@ -243,13 +256,7 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 		}
 	})
 	t.Run("rate_limit 5/s: the numbers due within a second now, the rest deferred with theirs, which they keep", func(t *testing.T) {
-		p := newPipeline(t)
-		ep := p.endpoint(webhook.AllEvents)
-		ep.RateLimit = 5
-		p.endpoints.Put(project, ep)
-		for range 10 {
-			p.dispatch(p.event(domain.EventContactCreated))
-		}
+		p, ep := pacedPipeline(t, 5, 10)
 		start := p.clock()
 		p.deliverer.HandleBatch(ctx, p.queue.Sent())
 		deferred := p.queue.Deferred()
@@ -282,13 +289,7 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 		}
 	})
 	t.Run("a slow-down moves the numbers not yet due behind the pause, at the lower rate, without taking them again", func(t *testing.T) {
-		p := newPipeline(t)
-		ep := p.endpoint(webhook.AllEvents)
-		ep.RateLimit = 5
-		p.endpoints.Put(project, ep)
-		for range 10 {
-			p.dispatch(p.event(domain.EventContactCreated))
-		}
+		p, ep := pacedPipeline(t, 5, 10)
 		p.poster.Answer = answer(429, "5")
 		p.deliverer.HandleBatch(ctx, p.queue.Sent())
 		p.poster.Answer = nil
@@ -322,13 +323,7 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 		}
 	})
 	t.Run("a delivery back late for its number takes a new one, behind the others", func(t *testing.T) {
-		p := newPipeline(t)
-		ep := p.endpoint(webhook.AllEvents)
-		ep.RateLimit = 5
-		p.endpoints.Put(project, ep)
-		for range 6 {
-			p.dispatch(p.event(domain.EventContactCreated))
-		}
+		p, ep := pacedPipeline(t, 5, 6)
 		p.deliverer.HandleBatch(ctx, p.queue.Sent())
 		late := p.queue.Deferred()[0].Message // number 5, due at 1 s
 		p.advance(3 * time.Second)
