@@ -65,20 +65,46 @@ func (w *WebhookEndpoints) decode(ctx context.Context, r *httpapi.Request, creat
 	return in, problems.Err()
 }
 
-// List is GET /public/v1/webhook-endpoints (cursor-paginated).
+// List is GET /public/v1/webhook-endpoints (cursor-paginated), each
+// endpoint with its health.
 func (w *WebhookEndpoints) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
 	req, err := w.Pager.Params(r).Page()
 	if err != nil {
 		return nil, err
 	}
-	return listPage(ctx, w.Store, w.Pager, store.EndpointsQuery(r.Project), req)
+	return listPageWith(ctx, w.Store, w.Pager, store.EndpointsQuery(r.Project), req, func(ctx context.Context, eps []webhook.Endpoint) ([]webhook.Endpoint, error) {
+		for i := range eps {
+			if err := w.withHealth(ctx, r.Project, &eps[i]); err != nil {
+				return nil, err
+			}
+		}
+		return eps, nil
+	})
 }
 
-// Get is GET /public/v1/webhook-endpoints/{id}: the endpoint and, once it
-// had one, its latest recovery's progress.
+// withHealth sets ep's health, reading the class of its last failure
+// while it has a streak (one small Query; none for a healthy endpoint).
+func (w *WebhookEndpoints) withHealth(ctx context.Context, project string, ep *webhook.Endpoint) error {
+	class := ""
+	if ep.ConsecutiveFailures > 0 {
+		var err error
+		if class, err = w.Store.Deliveries().LastFailureClass(ctx, project, ep.ID); err != nil {
+			return err
+		}
+	}
+	h := webhook.EndpointHealth(*ep, class, w.now())
+	ep.Health = &h
+	return nil
+}
+
+// Get is GET /public/v1/webhook-endpoints/{id}: the endpoint with its
+// health and, once it had one, its latest recovery's progress.
 func (w *WebhookEndpoints) Get(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
 	ep, err := w.Store.Endpoints().Get(ctx, r.Project, r.PathParams["id"])
 	if err != nil {
+		return nil, err
+	}
+	if err := w.withHealth(ctx, r.Project, &ep); err != nil {
 		return nil, err
 	}
 	rec, err := w.Store.Recoveries().Current(ctx, r.Project, ep.ID)

@@ -368,6 +368,38 @@ func (r Deliveries) FailedPage(ctx context.Context, project, endpointID string, 
 	return out, last, nil
 }
 
+// lastFailureReads is how many of an endpoint's newest deliveries
+// LastFailureClass reads (before its filter): one small Query.
+const lastFailureReads = 25
+
+// LastFailureClass returns the error class the deliverer recorded on the
+// endpoint's newest failed (retrying or dead) delivery among its
+// lastFailureReads newest: the cause an endpoint's health shows ("" when
+// none is found). It reads only on GET and list, never on a delivery.
+func (r Deliveries) LastFailureClass(ctx context.Context, project, endpointID string) (string, error) {
+	res, err := r.s.DB.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(r.s.Tables.Deliveries), IndexName: aws.String(IndexGSI2),
+		KeyConditionExpression:   aws.String("gsi2pk = :pk"),
+		FilterExpression:         aws.String("#status IN (:retrying, :dead) AND attribute_exists(last_error_class) AND last_error_class <> :none"),
+		ProjectionExpression:     aws.String("last_error_class"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(endpointDeliveriesPK(project, endpointID)), ":none": str(""),
+			":retrying": str(string(webhook.StatusRetrying)), ":dead": str(string(webhook.StatusDead)),
+		},
+		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(lastFailureReads),
+	})
+	if err != nil {
+		return "", classify(err)
+	}
+	for _, item := range res.Items {
+		if c, ok := item["last_error_class"].(*types.AttributeValueMemberS); ok {
+			return c.Value, nil
+		}
+	}
+	return "", nil
+}
+
 // DeliveryFilter selects deliveries. Status and EndpointID are key
 // conditions (GSI1 and GSI2); with both, the endpoint's index is read and
 // the status filtered. EventType is always a filter. EventID narrows the

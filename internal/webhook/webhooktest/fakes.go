@@ -377,7 +377,7 @@ func (s *Endpoints) RecordFailure(_ context.Context, project, id string, at time
 func (s *Endpoints) Disable(_ context.Context, project, id, reason string, at time.Time) error {
 	_, err := s.update("Disable", project, id, func(ep *webhook.Endpoint) {
 		if ep.Enabled {
-			ep.Enabled, ep.DisabledReason, ep.UpdatedAt = false, reason, ids.Timestamp(at)
+			ep.Enabled, ep.DisabledReason, ep.DisabledAt, ep.UpdatedAt = false, reason, ids.Timestamp(at), ids.Timestamp(at)
 		}
 	})
 	if errors.Is(err, webhook.ErrEndpointNotFound) {

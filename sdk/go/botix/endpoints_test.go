@@ -96,6 +96,24 @@ func TestEndpointLimitsRead(t *testing.T) {
 	}
 }
 
+// TestEndpointHealthRead: the health object decodes; an answer without it
+// (a creation's) has none.
+func TestEndpointHealthRead(t *testing.T) {
+	c, _ := bodies(t, `{"id":"we_1","health":{"state":"failing","cause":"http_403","since":"2026-12-01T09:00:41.907Z","failed_attempts":4}}`)
+	e, err := c.WebhookEndpoints.Get(context.Background(), "we_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := botix.EndpointHealth{State: "failing", Cause: "http_403", Since: "2026-12-01T09:00:41.907Z", FailedAttempts: 4}
+	if e.Health == nil || *e.Health != want {
+		t.Fatalf("health %+v", e.Health)
+	}
+	c, _ = bodies(t, `{"id":"we_1"}`)
+	if e, err = c.WebhookEndpoints.Get(context.Background(), "we_1"); err != nil || e.Health != nil {
+		t.Fatalf("health %+v, %v", e.Health, err)
+	}
+}
+
 // TestLimitMarshal: a Limit on its own is its number or null.
 func TestLimitMarshal(t *testing.T) {
 	for _, tc := range []struct {

@@ -126,8 +126,31 @@ type WebhookEndpoint struct {
 	// Throttle is what the receiver asked for with a 429, or a 503 with
 	// Retry-After: nil unless its slow-down lasts.
 	Throttle *EndpointThrottle `json:"throttle,omitempty"`
+	// Health is the endpoint's state, on Get and List (nil elsewhere).
+	Health *EndpointHealth `json:"health,omitempty"`
 
 	Response Response `json:"-"`
+}
+
+// EndpointHealth is an endpoint's state as its owner reads it: what is
+// wrong, why, and since when.
+type EndpointHealth struct {
+	// State is "disabled" (nothing is sent until it is enabled again),
+	// "failing" (its last attempt failed), "paused" (the receiver's
+	// Retry-After runs until Until) or "healthy".
+	State string `json:"state"`
+	// Cause is the class of the last failed attempt (http_403, http_503,
+	// connect_timeout, ...), or the receiver's answer while paused.
+	Cause string `json:"cause,omitempty"`
+	// Since is when the state began ("" while healthy).
+	Since string `json:"since,omitempty"`
+	// Until is the end of the receiver's pause (paused only).
+	Until string `json:"until,omitempty"`
+	// Reason says why a disabled endpoint was disabled.
+	Reason string `json:"reason,omitempty"`
+	// FailedAttempts counts failed attempts in a row (attempts, not
+	// deliveries).
+	FailedAttempts int `json:"failed_attempts,omitempty"`
 }
 
 // RecoveryProgress is an endpoint's latest recovery as Get shows it: while

@@ -22,6 +22,7 @@ export type WebhookEndpointCreate = S["WebhookEndpointCreate"];
 export type WebhookEndpointUpdate = S["WebhookEndpointUpdate"];
 /** The slow-down the receiver asked for with a 429, or a 503 with Retry-After: on an endpoint while it lasts. */
 export type EndpointThrottle = S["EndpointThrottle"];
+export type EndpointHealth = S["EndpointHealth"];
 export type Deleted = S["Deleted"];
 export type TestEvent = S["TestEvent"];
 export type RecoverRequest = S["RecoverRequest"];

@@ -882,7 +882,26 @@ export interface components {
             rate_limit?: components["schemas"]["RateLimit"];
             max_concurrency?: components["schemas"]["MaxConcurrency"];
             throttle?: components["schemas"]["EndpointThrottle"];
+            health?: components["schemas"]["EndpointHealth"];
             recovery?: components["schemas"]["RecoveryProgress"];
+        };
+        /** @description The endpoint's state as its owner reads it, on GET and list (worst state first: disabled, failing, paused, healthy). Derived from the endpoint and its deliveries at each read, never stored. */
+        EndpointHealth: {
+            /**
+             * @description disabled - nothing is sent until PATCH {"enabled": true}; failing - the last attempt failed; paused - the receiver's Retry-After (on a 429 or 503) is running, nothing is sent before until; healthy - the last attempt succeeded, or there was none.
+             * @enum {unknown}
+             */
+            state: "disabled" | "failing" | "paused" | "healthy";
+            /** @description The class of the last failed attempt (http_403, http_503, connect_timeout, dns, ...) while failing or disabled after failures; the receiver's answer (http_429, http_503) while paused. */
+            cause?: string;
+            /** @description When the state began: the streak's first failure, the receiver's pause, the disable. Absent while healthy. */
+            since?: components["schemas"]["Timestamp"];
+            /** @description The end of the receiver's pause (paused only). */
+            until?: components["schemas"]["Timestamp"];
+            /** @description Why a disabled endpoint was disabled. */
+            reason?: string;
+            /** @description Failed attempts in a row - attempts, not deliveries: each delivery is tried on its retry schedule. */
+            failed_attempts?: number;
         };
         /** @description The endpoint's latest recovery (on GET of one endpoint, once it had one): while status is running it continues by itself, a step every few seconds, and queued grows until it completes. */
         RecoveryProgress: {
@@ -918,6 +937,7 @@ export interface components {
             rate_limit?: components["schemas"]["RateLimit"];
             max_concurrency?: components["schemas"]["MaxConcurrency"];
             throttle?: components["schemas"]["EndpointThrottle"];
+            health?: components["schemas"]["EndpointHealth"];
             recovery?: components["schemas"]["RecoveryProgress"];
             /** @description Shown only in this answer. */
             secret: string;
