@@ -236,8 +236,9 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 				t.Fatal(err)
 			}
 		}
-		want := func(h time.Time, d, r, x int64) webhook.HourCounts {
-			return webhook.HourCounts{Hour: h, Counts: webhook.Counts{Delivered: d, Retrying: r, Dead: x}}
+		// deliveries: a counted at its first attempt, earlier; b now.
+		want := func(h time.Time, d, r, x, deliveries int64) webhook.HourCounts {
+			return webhook.HourCounts{Hour: h, Counts: webhook.Counts{Delivered: d, Retrying: r, Dead: x, Deliveries: deliveries}}
 		}
 		for _, c := range []struct {
 			name     string
@@ -245,10 +246,10 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			from, to time.Time
 			want     []webhook.HourCounts
 		}{
-			{"the project", "", hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0), want(hour, 2, 0, 2)}},
-			{"one endpoint", a, hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0), want(hour, 1, 0, 0)}},
-			{"the other endpoint", b, hour.Add(-24 * time.Hour), hour.Add(time.Hour), []webhook.HourCounts{want(hour, 1, 0, 2)}},
-			{"the last hour only", "", now, now, []webhook.HourCounts{want(hour, 2, 0, 2)}},
+			{"the project", "", hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0, 1), want(hour, 2, 0, 2, 1)}},
+			{"one endpoint", a, hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0, 1), want(hour, 1, 0, 0, 0)}},
+			{"the other endpoint", b, hour.Add(-24 * time.Hour), hour.Add(time.Hour), []webhook.HourCounts{want(hour, 1, 0, 2, 1)}},
+			{"the last hour only", "", now, now, []webhook.HourCounts{want(hour, 2, 0, 2, 1)}},
 			{"hours before any attempt", "", hour.Add(-48 * time.Hour), hour.Add(-3 * time.Hour), nil},
 			{"an endpoint of no attempts", ids.New(ids.WebhookEndpoint, now), hour.Add(-24 * time.Hour), hour, nil},
 		} {

@@ -176,7 +176,7 @@ func (s *Deliveries) count(d webhook.Delivery, a webhook.Attempt, left webhook.S
 		if s.counts[k] == nil {
 			s.counts[k] = map[time.Time]webhook.Counts{}
 		}
-		s.counts[k][hour] = s.counts[k][hour].Add(webhook.CountOf(left))
+		s.counts[k][hour] = s.counts[k][hour].Add(webhook.CountAttempt(a, left))
 	}
 }
 

@@ -341,11 +341,15 @@ type DeliveryRequest struct {
 	Response Response `json:"-"`
 }
 
-// Counts are attempts by the status they left their delivery in.
+// Counts are attempts by the status they left their delivery in
+// (Delivered + Retrying + Dead is the attempts), and Deliveries the
+// deliveries whose first attempt started in the bucket: a delivery tried
+// five times is five attempts and one delivery.
 type Counts struct {
-	Delivered int64 `json:"delivered"`
-	Retrying  int64 `json:"retrying"`
-	Dead      int64 `json:"dead"`
+	Delivered  int64 `json:"delivered"`
+	Retrying   int64 `json:"retrying"`
+	Dead       int64 `json:"dead"`
+	Deliveries int64 `json:"deliveries"`
 }
 
 // StatsBucket is one hour or day of DeliveryStats.

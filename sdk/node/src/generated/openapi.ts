@@ -1086,10 +1086,16 @@ export interface components {
             /** @description A redirect's inspector URL. */
             target_url?: string;
         };
+        /** @description delivered, retrying and dead count attempts, by the status each left its delivery in (their sum is the attempts); deliveries counts deliveries - those whose first attempt started in the bucket (a delivery tried five times is five attempts and one delivery). */
         Counts: {
+            /** @description Attempts that delivered their delivery. */
             delivered: number;
+            /** @description Attempts that failed, their delivery to be retried. */
             retrying: number;
+            /** @description Attempts that left their delivery dead. */
             dead: number;
+            /** @description Deliveries whose first attempt started in the bucket. */
+            deliveries: number;
         };
         DeliveryStats: {
             /** @enum {string} */
@@ -1102,6 +1108,7 @@ export interface components {
                 delivered: number;
                 retrying: number;
                 dead: number;
+                deliveries: number;
             }[];
             totals: components["schemas"]["Counts"];
         };
@@ -1628,7 +1635,7 @@ export interface components {
                 "application/json": components["schemas"]["Recovery"];
             };
         };
-        /** @description Attempts per bucket, by the status each left its delivery in. */
+        /** @description Attempts per bucket, by the status each left its delivery in, and the deliveries first tried in it. */
         DeliveryStats200: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

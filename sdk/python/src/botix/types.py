@@ -450,10 +450,14 @@ class DeliveryRequest(Model):
 
 @dataclass
 class Counts(Model):
+    """Attempts by the status they left their delivery in (their sum is the attempts), and
+    the deliveries whose first attempt started in the bucket."""
+
     __schema__ = "Counts"
     delivered: int = 0
     retrying: int = 0
     dead: int = 0
+    deliveries: int = 0
 
 
 @dataclass
@@ -464,6 +468,7 @@ class StatsBucket(Model):
     delivered: int = 0
     retrying: int = 0
     dead: int = 0
+    deliveries: int = 0
 
 
 @dataclass
