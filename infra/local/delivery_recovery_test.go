@@ -106,6 +106,18 @@ func TestStatsAndRecovery(t *testing.T) {
 				t.Fatalf("after the recovery %+v", d)
 			}
 		}
+		var got struct {
+			Health   struct{ State string }
+			Recovery struct {
+				ID                                 string
+				Status                             string
+				Queued, Delivered, Failed, Skipped int
+			}
+		}
+		c.read("/public/v1/webhook-endpoints/"+ep.ID, &got)
+		if got.Recovery.ID != rec.RecoveryID || got.Recovery.Queued != 2 || got.Recovery.Delivered != 2 || got.Recovery.Failed != 0 || got.Health.State != "healthy" {
+			t.Fatalf("the endpoint after its recovery: %+v", got)
+		}
 		r = c.post("/public/v1/webhook-endpoints/"+ep.ID+"/recover", uuid.NewString(), body)
 		r.JSON(t, &rec)
 		if r.Status != 202 || rec.Deliveries != 0 {

@@ -108,34 +108,40 @@ func (w *WebhookEndpoints) Get(ctx context.Context, r *httpapi.Request) (*httpap
 		return nil, err
 	}
 	rec, err := w.Store.Recoveries().Current(ctx, r.Project, ep.ID)
+	switch {
+	case err != nil:
+		return nil, err
+	case rec == nil:
+		return httpapi.JSON(http.StatusOK, ep)
+	}
+	outcomes, err := w.Store.Deliveries().RecoveryOutcomes(ctx, r.Project, rec.ID)
 	if err != nil {
 		return nil, err
 	}
 	return httpapi.JSON(http.StatusOK, struct {
 		webhook.Endpoint
-		Recovery *recoveryProgress `json:"recovery,omitempty"`
-	}{ep, progressOf(rec)})
+		Recovery recoveryProgress `json:"recovery"`
+	}{ep, progressOf(*rec, outcomes)})
 }
 
-// recoveryProgress is an endpoint's latest recovery as GET shows it.
+// recoveryProgress is an endpoint's latest recovery as GET shows it: what
+// it queued, and how those rounds ended so far (the rest are on their way).
 type recoveryProgress struct {
-	ID         string `json:"id"`
-	Status     string `json:"status"`
-	Since      string `json:"since"`
-	Until      string `json:"until"`
-	Queued     int    `json:"queued"`
-	Skipped    int    `json:"skipped"`
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Since   string `json:"since"`
+	Until   string `json:"until"`
+	Queued  int    `json:"queued"`
+	Skipped int    `json:"skipped"`
+	webhook.RecoveryOutcomes
 	NextStepAt string `json:"next_step_at,omitempty"`
 	CreatedAt  string `json:"created_at"`
 	UpdatedAt  string `json:"updated_at"`
 }
 
-func progressOf(r *webhook.Recovery) *recoveryProgress {
-	if r == nil {
-		return nil
-	}
-	return &recoveryProgress{ID: r.ID, Status: string(r.Status), Since: ids.Timestamp(r.Since), Until: ids.Timestamp(r.Until),
-		Queued: r.Queued, Skipped: r.Skipped, NextStepAt: timestampOrEmpty(r.NextStepAt), CreatedAt: ids.Timestamp(r.CreatedAt), UpdatedAt: ids.Timestamp(r.UpdatedAt)}
+func progressOf(r webhook.Recovery, o webhook.RecoveryOutcomes) recoveryProgress {
+	return recoveryProgress{ID: r.ID, Status: string(r.Status), Since: ids.Timestamp(r.Since), Until: ids.Timestamp(r.Until),
+		Queued: r.Queued, Skipped: r.Skipped, RecoveryOutcomes: o, NextStepAt: timestampOrEmpty(r.NextStepAt), CreatedAt: ids.Timestamp(r.CreatedAt), UpdatedAt: ids.Timestamp(r.UpdatedAt)}
 }
 
 func timestampOrEmpty(t time.Time) string {

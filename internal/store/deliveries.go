@@ -64,6 +64,7 @@ func (it deliveryItem) delivery() webhook.Delivery {
 	if it.RecoveredAt != 0 {
 		d.RecoveredAt = time.UnixMilli(it.RecoveredAt)
 	}
+	d.RecoveryID = it.RecoveryID
 	return d
 }
 
@@ -244,6 +245,9 @@ func (r Deliveries) Finish(ctx context.Context, d webhook.Delivery, token string
 		return err
 	}
 	plan := Plan{Items: []types.TransactWriteItem{logItem, r.countAttempt(d, a, res.Status)}}
+	if d.RecoveryID != "" && (res.Status == webhook.StatusDelivered || res.Status == webhook.StatusDead) {
+		plan.Items = append(plan.Items, r.countOutcome(d, res.Status))
+	}
 	err = r.s.commit(ctx, plan, &types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(r.s.Tables.Deliveries), Key: keyAV(k),
 		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " ADD " + add + " REMOVE " + strings.Join(remove, ", ")),
@@ -366,6 +370,44 @@ func (r Deliveries) FailedPage(ctx context.Context, project, endpointID string, 
 		last = ids.Delivery + "_" + stringKey(res.LastEvaluatedKey)[attrSK]
 	}
 	return out, last, nil
+}
+
+// recoveryOutcomesKey is the item that counts how the rounds a recovery
+// started ended (a counter per recovery, kept DeliveryRetention).
+func recoveryOutcomesKey(project, recoveryID string) map[string]string {
+	return key(scoped(project, "RCVOUT"), recoveryID)
+}
+
+// countOutcome is the write that counts the end (delivered or dead) of a
+// round recovery d.RecoveryID started: an ADD to the recovery's counter,
+// in the transaction that records the attempt, so a round is counted
+// exactly once. Only a recovered round's last attempt carries it.
+func (r Deliveries) countOutcome(d webhook.Delivery, left webhook.Status) types.TransactWriteItem {
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                aws.String(r.s.Tables.Deliveries),
+		Key:                      keyAV(recoveryOutcomesKey(d.ProjectID, d.RecoveryID)),
+		UpdateExpression:         aws.String("ADD #outcome :one SET entity = :entity, expires_at = if_not_exists(expires_at, :expires)"),
+		ExpressionAttributeNames: map[string]string{"#outcome": string(left)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one": num(1), ":entity": str("recovery_outcomes"), ":expires": num(r.s.now().Add(webhook.DeliveryRetention).Unix()),
+		},
+	}}
+}
+
+// RecoveryOutcomes implements webhook.Deliveries: one GetItem.
+func (r Deliveries) RecoveryOutcomes(ctx context.Context, project, recoveryID string) (webhook.RecoveryOutcomes, error) {
+	out, err := r.s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.s.Tables.Deliveries), Key: keyAV(recoveryOutcomesKey(project, recoveryID)), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return webhook.RecoveryOutcomes{}, classify(err)
+	}
+	var it struct {
+		Delivered int `dynamodbav:"delivered"`
+		Dead      int `dynamodbav:"dead"`
+	}
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return webhook.RecoveryOutcomes{}, err
+	}
+	return webhook.RecoveryOutcomes{Delivered: it.Delivered, Dead: it.Dead}, nil
 }
 
 // lastFailureReads is how many of an endpoint's newest deliveries

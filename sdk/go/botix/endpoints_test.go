@@ -114,6 +114,19 @@ func TestEndpointHealthRead(t *testing.T) {
 	}
 }
 
+// TestRecoveryProgressRead: an endpoint's recovery decodes with how its
+// rounds ended.
+func TestRecoveryProgressRead(t *testing.T) {
+	c, _ := bodies(t, `{"id":"we_1","recovery":{"id":"rcv_1","status":"running","since":"s","until":"u","queued":100,"skipped":2,"delivered":61,"failed":3,"created_at":"c","updated_at":"u"}}`)
+	e, err := c.WebhookEndpoints.Get(context.Background(), "we_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Recovery; r == nil || r.Queued != 100 || r.Delivered != 61 || r.Failed != 3 || r.Skipped != 2 {
+		t.Fatalf("recovery %+v", r)
+	}
+}
+
 // TestLimitMarshal: a Limit on its own is its number or null.
 func TestLimitMarshal(t *testing.T) {
 	for _, tc := range []struct {

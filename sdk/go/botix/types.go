@@ -163,6 +163,10 @@ type RecoveryProgress struct {
 	Until   string `json:"until"`
 	Queued  int    `json:"queued"`
 	Skipped int    `json:"skipped"`
+	// Delivered and Failed count the queued deliveries whose fresh round
+	// ended delivered, or dead again; the rest are on their way.
+	Delivered int `json:"delivered"`
+	Failed    int `json:"failed"`
 	// NextStepAt is when the next step is due (while running).
 	NextStepAt string `json:"next_step_at,omitempty"`
 	CreatedAt  string `json:"created_at"`

@@ -914,6 +914,10 @@ export interface components {
             queued: number;
             /** @description Failed deliveries it left alone because a recovery re-queued them less than 15 minutes before. */
             skipped: number;
+            /** @description Queued deliveries whose fresh round ended delivered. */
+            delivered: number;
+            /** @description Queued deliveries whose fresh round ended dead again. queued - delivered - failed are still on their way. */
+            failed: number;
             /** @description When its next step is due (while running). */
             next_step_at?: components["schemas"]["Timestamp"];
             created_at: components["schemas"]["Timestamp"];

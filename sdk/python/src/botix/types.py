@@ -240,6 +240,10 @@ class RecoveryProgress(Model):
     until: str = ""
     queued: int = 0
     skipped: int = 0
+    #: Queued deliveries whose fresh round ended delivered.
+    delivered: int = 0
+    #: Queued deliveries whose fresh round ended dead again (the rest are on their way).
+    failed: int = 0
     #: When the next step is due (while running).
     next_step_at: Optional[str] = None
     created_at: str = ""
