@@ -455,6 +455,9 @@ type DeliveryFilter struct {
 	EndpointID string
 	EventType  string
 	EventID    string
+	// DeliveryID narrows the sort key of whichever index is read to the
+	// delivery's own (every index sorts by it): at most one item is read.
+	DeliveryID string
 	// Since and Until bound the delivery's event time (exclusive).
 	Since, Until time.Time
 }
@@ -485,6 +488,9 @@ func DeliveriesQuery(project string, f DeliveryFilter) List[webhook.Delivery] {
 		filters = append(filters, "event_id = :event")
 		values[":event"] = str(f.EventID)
 	}
+	if f.DeliveryID != "" {
+		q.From, q.To = deliveryRange(q.From, q.To, f.DeliveryID)
+	}
 	if len(filters) > 0 {
 		q.Filter, q.Values = strings.Join(filters, " AND "), values
 		if len(names) > 0 {
@@ -492,6 +498,17 @@ func DeliveriesQuery(project string, f DeliveryFilter) List[webhook.Delivery] {
 		}
 	}
 	return listOf(q, deliveryItem.delivery)
+}
+
+// deliveryRange narrows the sort key range [from, to] ("" unbounded) to
+// the one delivery's key; a malformed id, or one outside the range, gives
+// an empty range.
+func deliveryRange(from, to, deliveryID string) (string, string) {
+	_, sk, ok := deliveryKeys("", deliveryID)
+	if !ok || (from != "" && sk < from) || (to != "" && sk > to) {
+		return "~", "0"
+	}
+	return sk, sk
 }
 
 // eventRange narrows the sort key range [from, to] ("" unbounded) to the

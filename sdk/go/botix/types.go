@@ -434,13 +434,15 @@ type MessageListParams struct {
 
 // DeliveryListParams filter Deliveries.List (the last 14 days). EventID
 // (evt_...) selects the deliveries of one event: the webhook-id header a
-// receiver saw; it combines with the other filters.
+// receiver saw; it combines with the other filters. DeliveryID (dlv_...)
+// selects one delivery, when it matches the other filters too.
 type DeliveryListParams struct {
 	ListParams
 	Status     string
 	EndpointID string
 	EventType  string
 	EventID    string
+	DeliveryID string
 	Since      time.Time
 	Until      time.Time
 }

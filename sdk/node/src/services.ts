@@ -105,6 +105,8 @@ export interface DeliveryListParams extends ListParams {
   eventType?: string;
   /** The deliveries of one event (the webhook-id a receiver saw). */
   eventId?: string;
+  /** One delivery (dlv_...), when it matches the other filters too. */
+  deliveryId?: string;
   since?: Date | string;
   until?: Date | string;
 }
@@ -392,6 +394,7 @@ function deliveryQuery(p: DeliveryListParams): URLSearchParams {
     endpoint_id: p.endpointId,
     event_type: p.eventType,
     event_id: p.eventId,
+    delivery_id: p.deliveryId,
     since: timeParam(p.since),
     until: timeParam(p.until),
   });

@@ -1817,6 +1817,8 @@ export interface components {
         DeliveryEventType: components["schemas"]["EventType"];
         /** @description The deliveries of one event: the id a webhook carries in its webhook-id header. Combines with every other filter; a cursor issued with one event_id is refused with another (INVALID_CURSOR). */
         DeliveryEventID: components["schemas"]["EventID"];
+        /** @description One delivery (dlv_...), as a filter: the page holds it when it also matches every other filter, and nothing otherwise. A cursor issued with one delivery_id is refused with another (INVALID_CURSOR). */
+        DeliveryID: components["schemas"]["DeliveryID"];
         /** @description From this time (at most 14 days back). */
         Since: string;
         /** @description Up to this time; must not be before since (400 INVALID_PARAMETER). */
@@ -2387,6 +2389,8 @@ export interface operations {
                 event_type?: components["parameters"]["DeliveryEventType"];
                 /** @description The deliveries of one event: the id a webhook carries in its webhook-id header. Combines with every other filter; a cursor issued with one event_id is refused with another (INVALID_CURSOR). */
                 event_id?: components["parameters"]["DeliveryEventID"];
+                /** @description One delivery (dlv_...), as a filter: the page holds it when it also matches every other filter, and nothing otherwise. A cursor issued with one delivery_id is refused with another (INVALID_CURSOR). */
+                delivery_id?: components["parameters"]["DeliveryID"];
                 /** @description From this time (at most 14 days back). */
                 since?: components["parameters"]["Since"];
                 /** @description Up to this time; must not be before since (400 INVALID_PARAMETER). */
