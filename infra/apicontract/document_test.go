@@ -14,6 +14,7 @@ import (
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/webhook"
 	"github.com/botix/public-api/sdk"
 )
 
@@ -107,6 +108,16 @@ func TestCodesAndEventsMatchTheCode(t *testing.T) {
 	}
 	if slices.Sort(hooks); !slices.Equal(hooks, types) {
 		t.Errorf("webhooks %v; the code emits %v", hooks, types)
+	}
+	var health struct {
+		Enum []string `yaml:"enum"`
+	}
+	state := d.Components.Schemas["EndpointHealth"].Properties["state"]
+	if err := state.Decode(&health); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(health.Enum, webhook.HealthStates) {
+		t.Errorf("EndpointHealth.state enum %v; the code has %v, worst first", health.Enum, webhook.HealthStates)
 	}
 }
 

@@ -32,7 +32,7 @@ func (c client) stats(query string) statsReply {
 }
 
 // TestStatsAndRecovery: attempts show in the hourly counters as they
-// happen; a recovery since a time re-sends every dead delivery of its
+// happen (two deliveries, counted once each); a recovery since a time re-sends every dead delivery of its
 // endpoint once the receiver is fixed, and never a delivered one.
 func TestStatsAndRecovery(t *testing.T) {
 	_, c, s, project := webhookRuntime(t, nil)
@@ -49,7 +49,7 @@ func TestStatsAndRecovery(t *testing.T) {
 	t.Run("stats count each attempt by the status it left", func(t *testing.T) {
 		for _, q := range []string{"", "granularity=day", "endpoint_id=" + ep.ID} {
 			st := c.stats(q)
-			if st.Totals != (webhook.Counts{Dead: 2}) {
+			if st.Totals != (webhook.Counts{Dead: 2, Deliveries: 2}) {
 				t.Fatalf("%q: totals %+v", q, st.Totals)
 			}
 			want := 25
@@ -106,6 +106,18 @@ func TestStatsAndRecovery(t *testing.T) {
 				t.Fatalf("after the recovery %+v", d)
 			}
 		}
+		var got struct {
+			Health   struct{ State string }
+			Recovery struct {
+				ID                                 string
+				Status                             string
+				Queued, Delivered, Failed, Skipped int
+			}
+		}
+		c.read("/public/v1/webhook-endpoints/"+ep.ID, &got)
+		if got.Recovery.ID != rec.RecoveryID || got.Recovery.Queued != 2 || got.Recovery.Delivered != 2 || got.Recovery.Failed != 0 || got.Health.State != "healthy" {
+			t.Fatalf("the endpoint after its recovery: %+v", got)
+		}
 		r = c.post("/public/v1/webhook-endpoints/"+ep.ID+"/recover", uuid.NewString(), body)
 		r.JSON(t, &rec)
 		if r.Status != 202 || rec.Deliveries != 0 {
@@ -115,7 +127,7 @@ func TestStatsAndRecovery(t *testing.T) {
 		if n := len(rc.Requests()); n != 4 {
 			t.Fatalf("the receiver got %d requests; a delivered delivery must never be sent again", n)
 		}
-		if st := c.stats("endpoint_id=" + ep.ID); st.Totals != (webhook.Counts{Delivered: 2, Dead: 2}) {
+		if st := c.stats("endpoint_id=" + ep.ID); st.Totals != (webhook.Counts{Delivered: 2, Dead: 2, Deliveries: 2}) {
 			t.Fatalf("stats after the recovery %+v", st.Totals)
 		}
 	})

@@ -32,9 +32,9 @@ type Deliveries struct {
 
 // List is GET /public/v1/webhook-deliveries: the last 14 days, newest
 // first, filtered by status (GSI1), endpoint_id (GSI2), event_type (a
-// filter), since/until (the sort key) and event_id (the sort key narrowed
-// to the event's millisecond, see store.DeliveryFilter), in any
-// combination.
+// filter), since/until (the sort key), event_id (the sort key narrowed
+// to the event's millisecond, see store.DeliveryFilter) and delivery_id
+// (the sort key narrowed to the delivery's), in any combination.
 func (d *Deliveries) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
 	q := d.Pager.Params(r)
 	f := store.DeliveryFilter{
@@ -42,6 +42,7 @@ func (d *Deliveries) List(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 		EndpointID: q.ID("endpoint_id", ids.WebhookEndpoint, "a webhook endpoint id"),
 		EventType:  q.Enum("event_type", domain.EventTypes),
 		EventID:    q.ID("event_id", ids.Event, "an event id"),
+		DeliveryID: q.ID("delivery_id", ids.Delivery, "a delivery id"),
 		Since:      q.Time("since"),
 		Until:      q.Time("until"),
 	}

@@ -102,6 +102,30 @@ func TestDeliveryLogByEvent(t *testing.T) {
 			t.Fatalf("%d %s", status, body)
 		}
 	})
+	t.Run("delivery_id → that delivery alone, with the other filters, or nothing", func(t *testing.T) {
+		for q, want := range map[string]string{
+			"delivery_id=" + d1:                         d1,
+			"delivery_id=" + d2 + "&endpoint_id=" + ep2: d2,
+			"delivery_id=" + d2 + "&endpoint_id=" + ep1: "",
+			"delivery_id=" + d1 + "&event_id=" + other:  "",
+			"delivery_id=" + d1 + "&status=pending":     d1,
+			"delivery_id=" + d1 + "&status=dead":        "",
+			"delivery_id=" + d1 + "&since=" + url.QueryEscape(at.Add(time.Minute).Format(time.RFC3339Nano)): "",
+		} {
+			status, body, p := get(t, q)
+			var got []string
+			for _, d := range p.Data {
+				got = append(got, d.ID)
+			}
+			if status != 200 || strings.Join(got, ",") != want || p.HasMore {
+				t.Errorf("%s: %d %v, want %q: %s", q, status, got, want, body)
+			}
+		}
+		status, body, _ := get(t, "delivery_id=evt_01ARZ3NDEKTSV4RRFFQ69G5FAV")
+		if status != 400 || code400(body) != "INVALID_PARAMETER" || !strings.Contains(body, "delivery_id") {
+			t.Fatalf("%d %s", status, body)
+		}
+	})
 	for _, bad := range []string{"evt_nope", "we_01ARZ3NDEKTSV4RRFFQ69G5FAV", "evt_01ARZ3NDEKTSV4RRFFQ69G5FAVX"} {
 		t.Run("event_id "+bad+" → 400 INVALID_PARAMETER naming event_id", func(t *testing.T) {
 			status, body, _ := get(t, "event_id="+url.QueryEscape(bad))

@@ -16,6 +16,18 @@ func listPage[T any](ctx context.Context, s *store.Store, p *pagination.Pager, l
 
 // listPageAs is listPage for items shown as T.
 func listPageAs[S, T any](ctx context.Context, s *store.Store, p *pagination.Pager, l store.List[S], req pagination.Request, show func(S) T) (*httpapi.Response, error) {
+	return listPageWith(ctx, s, p, l, req, func(_ context.Context, items []S) ([]T, error) {
+		data := make([]T, len(items))
+		for i, x := range items {
+			data[i] = show(x)
+		}
+		return data, nil
+	})
+}
+
+// listPageWith is listPage for items shown by show, a whole page at once
+// (it may read more for them).
+func listPageWith[S, T any](ctx context.Context, s *store.Store, p *pagination.Pager, l store.List[S], req pagination.Request, show func(context.Context, []S) ([]T, error)) (*httpapi.Response, error) {
 	start := map[string]string(req.Start)
 	if req.OffsetMode {
 		skipped, end, err := s.SkipOffset(ctx, l.Query, req.Offset, p.Offset.TimeBudget)
@@ -31,9 +43,9 @@ func listPageAs[S, T any](ctx context.Context, s *store.Store, p *pagination.Pag
 	if err != nil {
 		return nil, err
 	}
-	data := make([]T, len(page.Items))
-	for i, x := range page.Items {
-		data[i] = show(x)
+	data, err := show(ctx, page.Items)
+	if err != nil {
+		return nil, err
 	}
 	return pagination.Respond(p, req, data, page.Next, page.HasMore)
 }

@@ -65,51 +65,83 @@ func (w *WebhookEndpoints) decode(ctx context.Context, r *httpapi.Request, creat
 	return in, problems.Err()
 }
 
-// List is GET /public/v1/webhook-endpoints (cursor-paginated).
+// List is GET /public/v1/webhook-endpoints (cursor-paginated), each
+// endpoint with its health.
 func (w *WebhookEndpoints) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
 	req, err := w.Pager.Params(r).Page()
 	if err != nil {
 		return nil, err
 	}
-	return listPage(ctx, w.Store, w.Pager, store.EndpointsQuery(r.Project), req)
+	return listPageWith(ctx, w.Store, w.Pager, store.EndpointsQuery(r.Project), req, func(ctx context.Context, eps []webhook.Endpoint) ([]webhook.Endpoint, error) {
+		for i := range eps {
+			if err := w.withHealth(ctx, r.Project, &eps[i]); err != nil {
+				return nil, err
+			}
+		}
+		return eps, nil
+	})
 }
 
-// Get is GET /public/v1/webhook-endpoints/{id}: the endpoint and, once it
-// had one, its latest recovery's progress.
+// withHealth sets ep's health, reading the class of its last failure
+// while it has a streak (one small Query; none for a healthy endpoint).
+func (w *WebhookEndpoints) withHealth(ctx context.Context, project string, ep *webhook.Endpoint) error {
+	class := ""
+	if ep.ConsecutiveFailures > 0 {
+		var err error
+		if class, err = w.Store.Deliveries().LastFailureClass(ctx, project, ep.ID); err != nil {
+			return err
+		}
+	}
+	h := webhook.EndpointHealth(*ep, class, w.now())
+	ep.Health = &h
+	return nil
+}
+
+// Get is GET /public/v1/webhook-endpoints/{id}: the endpoint with its
+// health and, once it had one, its latest recovery's progress.
 func (w *WebhookEndpoints) Get(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
 	ep, err := w.Store.Endpoints().Get(ctx, r.Project, r.PathParams["id"])
 	if err != nil {
 		return nil, err
 	}
+	if err := w.withHealth(ctx, r.Project, &ep); err != nil {
+		return nil, err
+	}
 	rec, err := w.Store.Recoveries().Current(ctx, r.Project, ep.ID)
+	switch {
+	case err != nil:
+		return nil, err
+	case rec == nil:
+		return httpapi.JSON(http.StatusOK, ep)
+	}
+	outcomes, err := w.Store.Deliveries().RecoveryOutcomes(ctx, r.Project, rec.ID)
 	if err != nil {
 		return nil, err
 	}
 	return httpapi.JSON(http.StatusOK, struct {
 		webhook.Endpoint
-		Recovery *recoveryProgress `json:"recovery,omitempty"`
-	}{ep, progressOf(rec)})
+		Recovery recoveryProgress `json:"recovery"`
+	}{ep, progressOf(*rec, outcomes)})
 }
 
-// recoveryProgress is an endpoint's latest recovery as GET shows it.
+// recoveryProgress is an endpoint's latest recovery as GET shows it: what
+// it queued, and how those rounds ended so far (the rest are on their way).
 type recoveryProgress struct {
-	ID         string `json:"id"`
-	Status     string `json:"status"`
-	Since      string `json:"since"`
-	Until      string `json:"until"`
-	Queued     int    `json:"queued"`
-	Skipped    int    `json:"skipped"`
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Since   string `json:"since"`
+	Until   string `json:"until"`
+	Queued  int    `json:"queued"`
+	Skipped int    `json:"skipped"`
+	webhook.RecoveryOutcomes
 	NextStepAt string `json:"next_step_at,omitempty"`
 	CreatedAt  string `json:"created_at"`
 	UpdatedAt  string `json:"updated_at"`
 }
 
-func progressOf(r *webhook.Recovery) *recoveryProgress {
-	if r == nil {
-		return nil
-	}
-	return &recoveryProgress{ID: r.ID, Status: string(r.Status), Since: ids.Timestamp(r.Since), Until: ids.Timestamp(r.Until),
-		Queued: r.Queued, Skipped: r.Skipped, NextStepAt: timestampOrEmpty(r.NextStepAt), CreatedAt: ids.Timestamp(r.CreatedAt), UpdatedAt: ids.Timestamp(r.UpdatedAt)}
+func progressOf(r webhook.Recovery, o webhook.RecoveryOutcomes) recoveryProgress {
+	return recoveryProgress{ID: r.ID, Status: string(r.Status), Since: ids.Timestamp(r.Since), Until: ids.Timestamp(r.Until),
+		Queued: r.Queued, Skipped: r.Skipped, RecoveryOutcomes: o, NextStepAt: timestampOrEmpty(r.NextStepAt), CreatedAt: ids.Timestamp(r.CreatedAt), UpdatedAt: ids.Timestamp(r.UpdatedAt)}
 }
 
 func timestampOrEmpty(t time.Time) string {

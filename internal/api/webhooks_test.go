@@ -13,6 +13,8 @@ import (
 
 	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/webhook"
 )
 
 func (h *harness) endpointReq(method, route, path, body string, params map[string]string) events.APIGatewayV2HTTPRequest {
@@ -172,6 +174,92 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 		p := decodePage(t, call(t, list, h.get("GET /public/v1/webhook-endpoints", "/public/v1/webhook-endpoints", "cursor_limit=15")))
 		if len(p.Data) != 15 || !p.HasMore {
 			t.Fatalf("list page: %d items", len(p.Data))
+		}
+	})
+}
+
+// TestEndpointHealthShown: GET and list show each endpoint's health, its
+// cause read from the deliverer's record of the last failed delivery.
+func TestEndpointHealthShown(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	create := h.fn(app.CreateWebhookEndpoint)
+	get := h.fn(app.GetWebhookEndpoint)
+	list := h.fn(app.ListWebhookEndpoints)
+	newEndpoint := func() string {
+		r := call(t, create, h.post("POST /public/v1/webhook-endpoints", "/public/v1/webhook-endpoints", newKey(), `{"url":"https://93.184.216.34/h","events":["*"]}`, nil))
+		var ep struct {
+			ID string `json:"id"`
+		}
+		apitest.Reply{Body: []byte(r.Body)}.JSON(t, &ep)
+		return ep.ID
+	}
+	type health struct {
+		State, Cause, Since, Reason string
+		FailedAttempts              int `json:"failed_attempts"`
+	}
+	healthOf := func(id string) health {
+		r := call(t, get, h.get("GET /public/v1/webhook-endpoints/{id}", "/public/v1/webhook-endpoints/"+id, ""))
+		var ep struct{ Health health }
+		apitest.Reply{Body: []byte(r.Body)}.JSON(t, &ep)
+		return ep.Health
+	}
+	healthy, failing, off := newEndpoint(), newEndpoint(), newEndpoint()
+
+	now := time.Now()
+	id, err := webhook.DeliveryID(ids.New(ids.Event, now), failing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.store.Deliveries().Create(ctx, webhook.Delivery{ProjectID: h.project, ID: id, EventType: "contact.created", EndpointID: failing,
+		Status: webhook.StatusPending, Round: 1, NextAttempt: 1, Payload: `{}`, CreatedAt: ids.Timestamp(now), UpdatedAt: ids.Timestamp(now)}); err != nil {
+		t.Fatal(err)
+	}
+	d, ok, err := h.store.Deliveries().Claim(ctx, webhook.Claim{Project: h.project, ID: id, Round: 1, Attempt: 1, Token: "t", Now: now, Until: now.Add(time.Minute)})
+	if err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if err := h.store.Deliveries().Finish(ctx, *d, "t", webhook.Result{Status: webhook.StatusRetrying, LastStatus: 403, LastClass: "http_403"},
+		webhook.Attempt{DeliveryID: id, Attempt: 1, Round: 1, StartedAt: ids.Timestamp(now), ErrorClass: "http_403"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.store.Endpoints().RecordFailure(ctx, h.project, failing, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.store.Endpoints().Disable(ctx, h.project, off, "the endpoint answered 410 Gone", now); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("a healthy endpoint says healthy, and nothing more", func(t *testing.T) {
+		if got := healthOf(healthy); got != (health{State: "healthy"}) {
+			t.Fatalf("%+v", got)
+		}
+	})
+	t.Run("a failing endpoint shows its cause, since when, and its failed attempts", func(t *testing.T) {
+		if got := healthOf(failing); got != (health{State: "failing", Cause: "http_403", Since: ids.Timestamp(now), FailedAttempts: 1}) {
+			t.Fatalf("%+v", got)
+		}
+	})
+	t.Run("a disabled endpoint shows why and since when", func(t *testing.T) {
+		if got := healthOf(off); got != (health{State: "disabled", Since: ids.Timestamp(now), Reason: "the endpoint answered 410 Gone"}) {
+			t.Fatalf("%+v", got)
+		}
+	})
+	t.Run("the list shows the same health", func(t *testing.T) {
+		r := call(t, list, h.get("GET /public/v1/webhook-endpoints", "/public/v1/webhook-endpoints", ""))
+		var p struct {
+			Data []struct {
+				ID     string
+				Health health
+			}
+		}
+		apitest.Reply{Body: []byte(r.Body)}.JSON(t, &p)
+		got := map[string]string{}
+		for _, ep := range p.Data {
+			got[ep.ID] = ep.Health.State + " " + ep.Health.Cause
+		}
+		if got[healthy] != "healthy " || got[failing] != "failing http_403" || got[off] != "disabled " {
+			t.Fatalf("%v", got)
 		}
 	})
 }

@@ -64,6 +64,7 @@ func (it deliveryItem) delivery() webhook.Delivery {
 	if it.RecoveredAt != 0 {
 		d.RecoveredAt = time.UnixMilli(it.RecoveredAt)
 	}
+	d.RecoveryID = it.RecoveryID
 	return d
 }
 
@@ -244,6 +245,9 @@ func (r Deliveries) Finish(ctx context.Context, d webhook.Delivery, token string
 		return err
 	}
 	plan := Plan{Items: []types.TransactWriteItem{logItem, r.countAttempt(d, a, res.Status)}}
+	if d.RecoveryID != "" && (res.Status == webhook.StatusDelivered || res.Status == webhook.StatusDead) {
+		plan.Items = append(plan.Items, r.countOutcome(d, res.Status))
+	}
 	err = r.s.commit(ctx, plan, &types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(r.s.Tables.Deliveries), Key: keyAV(k),
 		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " ADD " + add + " REMOVE " + strings.Join(remove, ", ")),
@@ -368,6 +372,76 @@ func (r Deliveries) FailedPage(ctx context.Context, project, endpointID string, 
 	return out, last, nil
 }
 
+// recoveryOutcomesKey is the item that counts how the rounds a recovery
+// started ended (a counter per recovery, kept DeliveryRetention).
+func recoveryOutcomesKey(project, recoveryID string) map[string]string {
+	return key(scoped(project, "RCVOUT"), recoveryID)
+}
+
+// countOutcome is the write that counts the end (delivered or dead) of a
+// round recovery d.RecoveryID started: an ADD to the recovery's counter,
+// in the transaction that records the attempt, so a round is counted
+// exactly once. Only a recovered round's last attempt carries it.
+func (r Deliveries) countOutcome(d webhook.Delivery, left webhook.Status) types.TransactWriteItem {
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                aws.String(r.s.Tables.Deliveries),
+		Key:                      keyAV(recoveryOutcomesKey(d.ProjectID, d.RecoveryID)),
+		UpdateExpression:         aws.String("ADD #outcome :one SET entity = :entity, expires_at = if_not_exists(expires_at, :expires)"),
+		ExpressionAttributeNames: map[string]string{"#outcome": string(left)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one": num(1), ":entity": str("recovery_outcomes"), ":expires": num(r.s.now().Add(webhook.DeliveryRetention).Unix()),
+		},
+	}}
+}
+
+// RecoveryOutcomes implements webhook.Deliveries: one GetItem.
+func (r Deliveries) RecoveryOutcomes(ctx context.Context, project, recoveryID string) (webhook.RecoveryOutcomes, error) {
+	out, err := r.s.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.s.Tables.Deliveries), Key: keyAV(recoveryOutcomesKey(project, recoveryID)), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return webhook.RecoveryOutcomes{}, classify(err)
+	}
+	var it struct {
+		Delivered int `dynamodbav:"delivered"`
+		Dead      int `dynamodbav:"dead"`
+	}
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return webhook.RecoveryOutcomes{}, err
+	}
+	return webhook.RecoveryOutcomes{Delivered: it.Delivered, Dead: it.Dead}, nil
+}
+
+// lastFailureReads is how many of an endpoint's newest deliveries
+// LastFailureClass reads (before its filter): one small Query.
+const lastFailureReads = 25
+
+// LastFailureClass returns the error class the deliverer recorded on the
+// endpoint's newest failed (retrying or dead) delivery among its
+// lastFailureReads newest: the cause an endpoint's health shows ("" when
+// none is found). It reads only on GET and list, never on a delivery.
+func (r Deliveries) LastFailureClass(ctx context.Context, project, endpointID string) (string, error) {
+	res, err := r.s.DB.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(r.s.Tables.Deliveries), IndexName: aws.String(IndexGSI2),
+		KeyConditionExpression:   aws.String("gsi2pk = :pk"),
+		FilterExpression:         aws.String("#status IN (:retrying, :dead) AND attribute_exists(last_error_class) AND last_error_class <> :none"),
+		ProjectionExpression:     aws.String("last_error_class"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(endpointDeliveriesPK(project, endpointID)), ":none": str(""),
+			":retrying": str(string(webhook.StatusRetrying)), ":dead": str(string(webhook.StatusDead)),
+		},
+		ScanIndexForward: aws.Bool(false), Limit: aws.Int32(lastFailureReads),
+	})
+	if err != nil {
+		return "", classify(err)
+	}
+	for _, item := range res.Items {
+		if c, ok := item["last_error_class"].(*types.AttributeValueMemberS); ok {
+			return c.Value, nil
+		}
+	}
+	return "", nil
+}
+
 // DeliveryFilter selects deliveries. Status and EndpointID are key
 // conditions (GSI1 and GSI2); with both, the endpoint's index is read and
 // the status filtered. EventType is always a filter. EventID narrows the
@@ -381,6 +455,9 @@ type DeliveryFilter struct {
 	EndpointID string
 	EventType  string
 	EventID    string
+	// DeliveryID narrows the sort key of whichever index is read to the
+	// delivery's own (every index sorts by it): at most one item is read.
+	DeliveryID string
 	// Since and Until bound the delivery's event time (exclusive).
 	Since, Until time.Time
 }
@@ -411,6 +488,9 @@ func DeliveriesQuery(project string, f DeliveryFilter) List[webhook.Delivery] {
 		filters = append(filters, "event_id = :event")
 		values[":event"] = str(f.EventID)
 	}
+	if f.DeliveryID != "" {
+		q.From, q.To = deliveryRange(q.From, q.To, f.DeliveryID)
+	}
 	if len(filters) > 0 {
 		q.Filter, q.Values = strings.Join(filters, " AND "), values
 		if len(names) > 0 {
@@ -418,6 +498,17 @@ func DeliveriesQuery(project string, f DeliveryFilter) List[webhook.Delivery] {
 		}
 	}
 	return listOf(q, deliveryItem.delivery)
+}
+
+// deliveryRange narrows the sort key range [from, to] ("" unbounded) to
+// the one delivery's key; a malformed id, or one outside the range, gives
+// an empty range.
+func deliveryRange(from, to, deliveryID string) (string, string) {
+	_, sk, ok := deliveryKeys("", deliveryID)
+	if !ok || (from != "" && sk < from) || (to != "" && sk > to) {
+		return "~", "0"
+	}
+	return sk, sk
 }
 
 // eventRange narrows the sort key range [from, to] ("" unbounded) to the

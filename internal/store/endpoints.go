@@ -37,6 +37,7 @@ type endpointItem struct {
 	Description         string    `dynamodbav:"description,omitempty"`
 	Enabled             bool      `dynamodbav:"enabled"`
 	DisabledReason      string    `dynamodbav:"disabled_reason,omitempty"`
+	DisabledAt          string    `dynamodbav:"disabled_at,omitempty"`
 	CreatedAt           string    `dynamodbav:"created_at"`
 	UpdatedAt           string    `dynamodbav:"updated_at"`
 	LastSuccessAt       string    `dynamodbav:"last_success_at,omitempty"`
@@ -69,7 +70,7 @@ type flowItem struct {
 
 func (it endpointItem) endpoint() webhook.Endpoint {
 	ep := webhook.Endpoint{
-		ID: it.ID, URL: it.URL, Events: it.Events, Description: it.Description, Enabled: it.Enabled, DisabledReason: it.DisabledReason,
+		ID: it.ID, URL: it.URL, Events: it.Events, Description: it.Description, Enabled: it.Enabled, DisabledReason: it.DisabledReason, DisabledAt: it.DisabledAt,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, LastSuccessAt: it.LastSuccessAt, LastFailureAt: it.LastFailureAt,
 		FailingSince: it.FailingSince, ConsecutiveFailures: it.ConsecutiveFailures, RateLimit: it.RateLimit, MaxConcurrency: it.MaxConcurrency,
 	}
@@ -217,10 +218,13 @@ func (s *Store) UpdateEndpoint(p *Plan, project, id string, patch EndpointPatch)
 			set, values[":"+l.attr] = append(set, l.attr+" = :"+l.attr), num(int64(*l.v.Value))
 		}
 	}
-	if patch.Enabled != nil && *patch.Enabled {
-		remove = append(remove, "disabled_reason", "failing_since")
+	switch {
+	case patch.Enabled != nil && *patch.Enabled:
+		remove = append(remove, "disabled_reason", "disabled_at", "failing_since")
 		set = append(set, "consecutive_failures = :zero")
 		values[":zero"] = num(0)
+	case patch.Enabled != nil:
+		set = append(set, "disabled_at = if_not_exists(disabled_at, :updated_at)")
 	}
 	expr := "SET " + strings.Join(set, ", ")
 	if len(remove) > 0 {
@@ -344,7 +348,7 @@ func (r Endpoints) Disable(ctx context.Context, project, id, reason string, at t
 	}
 	_, err := r.s.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(r.s.Tables.Data), Key: keyAV(k),
-		UpdateExpression:          aws.String("SET enabled = :false, disabled_reason = :reason, updated_at = :now"),
+		UpdateExpression:          aws.String("SET enabled = :false, disabled_reason = :reason, disabled_at = :now, updated_at = :now"),
 		ConditionExpression:       aws.String("attribute_exists(pk) AND enabled = :true"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":false": &types.AttributeValueMemberBOOL{Value: false}, ":true": &types.AttributeValueMemberBOOL{Value: true}, ":reason": str(reason), ":now": str(ids.Timestamp(at))},
 	})

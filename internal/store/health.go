@@ -110,7 +110,7 @@ func (h HealthEvents) Disable(ctx context.Context, a webhook.Announcement, reaso
 	var p Plan
 	p.Add(types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(h.s.Tables.Data), Key: keyAV(ek),
-		UpdateExpression:    aws.String("SET enabled = :false, disabled_reason = :reason, updated_at = :now"),
+		UpdateExpression:    aws.String("SET enabled = :false, disabled_reason = :reason, disabled_at = :now, updated_at = :now"),
 		ConditionExpression: aws.String("attribute_exists(pk) AND enabled = :true"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":false": &types.AttributeValueMemberBOOL{Value: false}, ":true": &types.AttributeValueMemberBOOL{Value: true},

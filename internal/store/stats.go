@@ -27,7 +27,9 @@ func statsPK(project string) string { return scoped(project, "DLV#STATS") }
 
 // A counter shard holds the project's counts as attributes named after
 // each outcome (webhook.Outcome), and each endpoint's as
-// "<we id>#<outcome>".
+// "<we id>#<outcome>"; deliveriesCounter (and "<we id>#deliveries")
+// counts first attempts, in the same ADD: no write of its own.
+const deliveriesCounter = "deliveries"
 
 // countAttempt is the write that counts attempt a of delivery d, which
 // left d in status left: an atomic ADD to a shard of the attempt's hour,
@@ -37,11 +39,17 @@ func statsPK(project string) string { return scoped(project, "DLV#STATS") }
 func (r Deliveries) countAttempt(d webhook.Delivery, a webhook.Attempt, left webhook.Status) types.TransactWriteItem {
 	hour := webhook.AttemptHour(a, r.s.now())
 	outcome := string(webhook.Outcome(left))
+	add := "ADD #total :one, #endpoint :one"
+	names := map[string]string{"#total": outcome, "#endpoint": d.EndpointID + "#" + outcome}
+	if webhook.FirstAttempt(a) {
+		add += ", #dtotal :one, #dendpoint :one"
+		names["#dtotal"], names["#dendpoint"] = deliveriesCounter, d.EndpointID+"#"+deliveriesCounter
+	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                aws.String(r.s.Tables.Deliveries),
 		Key:                      keyAV(key(statsPK(d.ProjectID), fmt.Sprintf("%s#%d", hour.Format(hourLayout), rand.IntN(statsShards)))),
-		UpdateExpression:         aws.String("ADD #total :one, #endpoint :one SET entity = :entity, expires_at = if_not_exists(expires_at, :expires)"),
-		ExpressionAttributeNames: map[string]string{"#total": outcome, "#endpoint": d.EndpointID + "#" + outcome},
+		UpdateExpression:         aws.String(add + " SET entity = :entity, expires_at = if_not_exists(expires_at, :expires)"),
+		ExpressionAttributeNames: names,
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":one": num(1), ":entity": str("delivery_stats"), ":expires": num(hour.Add(webhook.StatsRetention).Unix()),
 		},
@@ -96,16 +104,20 @@ func (r Deliveries) Stats(ctx context.Context, project, endpointID string, from,
 // countsOf reads a counter shard's counts named prefix+outcome.
 func countsOf(item map[string]types.AttributeValue, prefix string) (webhook.Counts, error) {
 	var c webhook.Counts
+	counters := map[string]*int64{deliveriesCounter: &c.Deliveries}
 	for _, outcome := range webhook.Outcomes {
-		n, ok := item[prefix+string(outcome)].(*types.AttributeValueMemberN)
+		counters[string(outcome)] = c.Of(outcome)
+	}
+	for name, to := range counters {
+		n, ok := item[prefix+name].(*types.AttributeValueMemberN)
 		if !ok {
 			continue
 		}
 		v, err := strconv.ParseInt(n.Value, 10, 64)
 		if err != nil {
-			return c, fmt.Errorf("store: counter %s: %w", outcome, err)
+			return c, fmt.Errorf("store: counter %s: %w", name, err)
 		}
-		*c.Of(outcome) = v
+		*to = v
 	}
 	return c, nil
 }

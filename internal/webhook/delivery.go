@@ -61,6 +61,9 @@ type Delivery struct {
 	// (zero when its round was not started by a recovery): a later
 	// recovery leaves it alone for RecoveryCooldown (see Recoverer).
 	RecoveredAt time.Time `json:"-"`
+	// RecoveryID is the recovery that started the current round ("" when
+	// none did): the round's end counts as that recovery's outcome.
+	RecoveryID string `json:"-"`
 	// Payload is the webhook body, fixed when the delivery is created.
 	Payload string `json:"-"`
 	// ClaimToken and ClaimExpiresAt hold the attempt a worker runs.
@@ -109,7 +112,7 @@ func (c Claim) Apply(d Delivery) Delivery {
 	d.ClaimToken, d.ClaimExpiresAt = c.Token, c.Until
 	if c.RedriveOfRound > 0 {
 		d.Status, d.Round, d.NextAttempt, d.DeadReason, d.NextAttemptAt, d.Throttles = StatusPending, c.RedriveOfRound+1, 1, "", "", 0
-		d.RecoveredAt = time.Time{}
+		d.RecoveredAt, d.RecoveryID = time.Time{}, c.Recovery
 		if c.Recovery != "" {
 			d.RecoveredAt = c.Now
 		}

@@ -33,10 +33,13 @@ type Endpoint struct {
 	Description    string   `json:"description,omitempty"`
 	Enabled        bool     `json:"enabled"`
 	DisabledReason string   `json:"disabled_reason,omitempty"`
-	CreatedAt      string   `json:"created_at"`
-	UpdatedAt      string   `json:"updated_at"`
-	LastSuccessAt  string   `json:"last_success_at,omitempty"`
-	LastFailureAt  string   `json:"last_failure_at,omitempty"`
+	// DisabledAt is when the endpoint was disabled (shown as its
+	// Health's since).
+	DisabledAt    string `json:"-"`
+	CreatedAt     string `json:"created_at"`
+	UpdatedAt     string `json:"updated_at"`
+	LastSuccessAt string `json:"last_success_at,omitempty"`
+	LastFailureAt string `json:"last_failure_at,omitempty"`
 	// FailingSince is when the current streak of failed attempts began
 	// (empty while the endpoint succeeds).
 	FailingSince        string `json:"failing_since,omitempty"`
@@ -47,6 +50,8 @@ type Endpoint struct {
 	MaxConcurrency int `json:"max_concurrency,omitempty"`
 	// Throttle is what the receiver asked for (View), as of the read.
 	Throttle *FlowView `json:"throttle,omitempty"`
+	// Health is the endpoint's state (EndpointHealth), on GET and list.
+	Health *Health `json:"health,omitempty"`
 	// Flow and Leases are the flow control's state.
 	Flow   Flow   `json:"-"`
 	Leases Leases `json:"-"`
@@ -134,7 +139,9 @@ func (e Endpoint) Patch(in EndpointInput, now time.Time) Endpoint {
 	if in.Enabled != nil {
 		e.Enabled = *in.Enabled
 		if e.Enabled {
-			e.DisabledReason, e.ConsecutiveFailures, e.FailingSince = "", 0, ""
+			e.DisabledReason, e.DisabledAt, e.ConsecutiveFailures, e.FailingSince = "", "", 0, ""
+		} else if e.DisabledAt == "" {
+			e.DisabledAt = e.UpdatedAt
 		}
 	}
 	return e

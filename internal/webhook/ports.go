@@ -45,6 +45,19 @@ type Deliveries interface {
 	// started, by the status it left its delivery in (CountOf), exactly
 	// once with the write that records it.
 	Stats(ctx context.Context, project, endpointID string, from, to time.Time) ([]HourCounts, error)
+	// RecoveryOutcomes returns how the rounds recovery recoveryID started
+	// ended so far: Finish counts a round that a recovery started
+	// (Delivery.RecoveryID) once, when it ends delivered or dead, in the
+	// write that records the attempt.
+	RecoveryOutcomes(ctx context.Context, project, recoveryID string) (RecoveryOutcomes, error)
+}
+
+// RecoveryOutcomes are how a recovery's rounds ended: Delivered, or Dead
+// (failed again, to the dead-letter queue). The others it queued are
+// still on their way.
+type RecoveryOutcomes struct {
+	Delivered int `json:"delivered"`
+	Dead      int `json:"failed"`
 }
 
 // ErrClaimLost reports that an attempt's claim ended and another worker

@@ -7,18 +7,22 @@ import (
 
 // Counts are attempts of one hour by the status each left its delivery
 // in: delivered, still retrying, or dead. The dashboard stacks them.
+// Deliveries counts deliveries, not attempts: those whose first attempt
+// started in the hour (a delivery tried five times is five attempts and
+// one delivery).
 type Counts struct {
-	Delivered int64 `json:"delivered"`
-	Retrying  int64 `json:"retrying"`
-	Dead      int64 `json:"dead"`
+	Delivered  int64 `json:"delivered"`
+	Retrying   int64 `json:"retrying"`
+	Dead       int64 `json:"dead"`
+	Deliveries int64 `json:"deliveries"`
 }
 
 // Add returns c + o.
 func (c Counts) Add(o Counts) Counts {
-	return Counts{Delivered: c.Delivered + o.Delivered, Retrying: c.Retrying + o.Retrying, Dead: c.Dead + o.Dead}
+	return Counts{Delivered: c.Delivered + o.Delivered, Retrying: c.Retrying + o.Retrying, Dead: c.Dead + o.Dead, Deliveries: c.Deliveries + o.Deliveries}
 }
 
-// Total is every attempt counted.
+// Total is every attempt counted (Deliveries is not an attempt count).
 func (c Counts) Total() int64 { return c.Delivered + c.Retrying + c.Dead }
 
 // Outcomes are what attempts are counted as.
@@ -49,6 +53,23 @@ func CountOf(status Status) Counts {
 	var c Counts
 	*c.Of(status)++
 	return c
+}
+
+// CountAttempt is how attempt a, which left its delivery in status,
+// counts: its outcome, and the delivery itself when a is its first
+// scheduled attempt.
+func CountAttempt(a Attempt, status Status) Counts {
+	c := CountOf(status)
+	if FirstAttempt(a) {
+		c.Deliveries = 1
+	}
+	return c
+}
+
+// FirstAttempt reports whether a is its delivery's first attempt (of its
+// first round, on schedule): the attempt a delivery is counted with.
+func FirstAttempt(a Attempt) bool {
+	return a.Attempt == 1 && a.Kind != KindManual && a.Kind != KindRedirect
 }
 
 // StatsRetention is how long the hourly counts are kept: the 14 days the

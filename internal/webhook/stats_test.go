@@ -52,8 +52,8 @@ func TestStatsBuckets(t *testing.T) {
 	hour := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
 	hours := []webhook.HourCounts{
 		{Hour: hour(27, 23), Counts: webhook.Counts{Delivered: 1}}, // before the window
-		{Hour: hour(28, 0), Counts: webhook.Counts{Delivered: 2, Dead: 1}},
-		{Hour: hour(28, 23), Counts: webhook.Counts{Retrying: 4}},
+		{Hour: hour(28, 0), Counts: webhook.Counts{Delivered: 2, Dead: 1, Deliveries: 2}},
+		{Hour: hour(28, 23), Counts: webhook.Counts{Retrying: 4, Deliveries: 1}},
 		{Hour: hour(29, 5), Counts: webhook.Counts{Delivered: 7}},
 	}
 	for _, c := range []struct {
@@ -62,9 +62,9 @@ func TestStatsBuckets(t *testing.T) {
 		want string
 	}{
 		{"by day: every day of the window, the empty ones at zero", webhook.StatsWindow{Granularity: "day", From: hour(28, 0), To: hour(30, 0)},
-			"[28:{2 4 1} 29:{7 0 0} 30:{0 0 0}]"},
+			"[28:{2 4 1 3} 29:{7 0 0 0} 30:{0 0 0 0}]"},
 		{"by hour: every hour, in order", webhook.StatsWindow{Granularity: "hour", From: hour(28, 22), To: hour(29, 1)},
-			"[22:{0 0 0} 23:{0 4 0} 0:{0 0 0} 1:{0 0 0}]"},
+			"[22:{0 0 0 0} 23:{0 4 0 1} 0:{0 0 0 0} 1:{0 0 0 0}]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
@@ -77,6 +77,28 @@ func TestStatsBuckets(t *testing.T) {
 			}
 			if fmt.Sprint(got) != c.want {
 				t.Fatalf("buckets %v, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+// TestCountAttempt: an attempt counts as its outcome; only a delivery's
+// first scheduled attempt counts the delivery too.
+func TestCountAttempt(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		a    webhook.Attempt
+		left webhook.Status
+		want webhook.Counts
+	}{
+		{"first attempt, failed", webhook.Attempt{Attempt: 1, Kind: webhook.KindScheduled}, webhook.StatusRetrying, webhook.Counts{Retrying: 1, Deliveries: 1}},
+		{"a retry that delivers", webhook.Attempt{Attempt: 4, Kind: webhook.KindScheduled}, webhook.StatusDelivered, webhook.Counts{Delivered: 1}},
+		{"a redriven round's first attempt", webhook.Attempt{Attempt: 6, Round: 2, Kind: webhook.KindScheduled}, webhook.StatusDead, webhook.Counts{Dead: 1}},
+		{"a manual retry", webhook.Attempt{Attempt: 1, Kind: webhook.KindManual}, webhook.StatusDelivered, webhook.Counts{Delivered: 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := webhook.CountAttempt(c.a, c.left); got != c.want {
+				t.Fatalf("%+v, want %+v", got, c.want)
 			}
 		})
 	}

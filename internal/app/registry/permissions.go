@@ -23,8 +23,10 @@ var Permissions = map[string][]app.Permission{
 	"ListMessagesFunction":    query("DataTable", "gsi1"),
 
 	"CreateWebhookEndpointFunction": mutation(write("DataTable", "GetItem", "PutItem", "UpdateItem")),
-	"ListWebhookEndpointsFunction":  query("DataTable"),
-	"GetWebhookEndpointFunction":    read("DataTable"),
+	// The endpoints, and the last failure's class of each failing one
+	// (gsi2); GET also reads its latest recovery's outcomes by key.
+	"ListWebhookEndpointsFunction":  append(query("DataTable"), app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"}),
+	"GetWebhookEndpointFunction":    append(append(read("DataTable"), read("DeliveriesTable")...), app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"}),
 	"UpdateWebhookEndpointFunction": mutation(write("DataTable", "GetItem", "UpdateItem")),
 	"DeleteWebhookEndpointFunction": mutation(write("DataTable", "GetItem", "DeleteItem", "UpdateItem")),
 	"RotateWebhookSecretFunction":   mutation(write("DataTable", "GetItem", "UpdateItem")),

@@ -236,8 +236,9 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 				t.Fatal(err)
 			}
 		}
-		want := func(h time.Time, d, r, x int64) webhook.HourCounts {
-			return webhook.HourCounts{Hour: h, Counts: webhook.Counts{Delivered: d, Retrying: r, Dead: x}}
+		// deliveries: a counted at its first attempt, earlier; b now.
+		want := func(h time.Time, d, r, x, deliveries int64) webhook.HourCounts {
+			return webhook.HourCounts{Hour: h, Counts: webhook.Counts{Delivered: d, Retrying: r, Dead: x, Deliveries: deliveries}}
 		}
 		for _, c := range []struct {
 			name     string
@@ -245,10 +246,10 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			from, to time.Time
 			want     []webhook.HourCounts
 		}{
-			{"the project", "", hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0), want(hour, 2, 0, 2)}},
-			{"one endpoint", a, hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0), want(hour, 1, 0, 0)}},
-			{"the other endpoint", b, hour.Add(-24 * time.Hour), hour.Add(time.Hour), []webhook.HourCounts{want(hour, 1, 0, 2)}},
-			{"the last hour only", "", now, now, []webhook.HourCounts{want(hour, 2, 0, 2)}},
+			{"the project", "", hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0, 1), want(hour, 2, 0, 2, 1)}},
+			{"one endpoint", a, hour.Add(-24 * time.Hour), hour, []webhook.HourCounts{want(earlier.Truncate(time.Hour), 0, 1, 0, 1), want(hour, 1, 0, 0, 0)}},
+			{"the other endpoint", b, hour.Add(-24 * time.Hour), hour.Add(time.Hour), []webhook.HourCounts{want(hour, 1, 0, 2, 1)}},
+			{"the last hour only", "", now, now, []webhook.HourCounts{want(hour, 2, 0, 2, 1)}},
 			{"hours before any attempt", "", hour.Add(-48 * time.Hour), hour.Add(-3 * time.Hour), nil},
 			{"an endpoint of no attempts", ids.New(ids.WebhookEndpoint, now), hour.Add(-24 * time.Hour), hour, nil},
 		} {
@@ -345,8 +346,50 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			t.Fatalf("failed page %+v %v", page, err)
 		}
 		again := claim(t, s, webhook.Claim{Project: prj, ID: d.ID, RedriveOfRound: 2, Token: "q", Now: at.Add(time.Second), Until: at.Add(time.Minute)})
-		if !again.RecoveredAt.IsZero() {
-			t.Fatalf("a dead-letter redrive kept the recovery mark %s", again.RecoveredAt)
+		if !again.RecoveredAt.IsZero() || again.RecoveryID != "" {
+			t.Fatalf("a dead-letter redrive kept the recovery mark %s %q", again.RecoveredAt, again.RecoveryID)
+		}
+	})
+	t.Run("a recovered round is counted as its recovery's outcome once, when it ends", func(t *testing.T) {
+		s, prj := newStore(t), project()
+		ep := ids.New(ids.WebhookEndpoint, now)
+		outcomes := func(id string) webhook.RecoveryOutcomes {
+			t.Helper()
+			o, err := s.RecoveryOutcomes(ctx, prj, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return o
+		}
+		if got := outcomes("rcv_1"); got != (webhook.RecoveryOutcomes{}) {
+			t.Fatalf("a recovery without rounds: %+v", got)
+		}
+		redrive := func(d webhook.Delivery, recovery string, results ...webhook.Status) {
+			t.Helper()
+			held := claim(t, s, webhook.Claim{Project: prj, ID: d.ID, RedriveOfRound: d.Round, Recovery: recovery, Token: "r", Now: now, Until: now.Add(time.Minute)})
+			if held.RecoveryID != recovery {
+				t.Fatalf("claimed for %q: recovery %q", recovery, held.RecoveryID)
+			}
+			for i, st := range results {
+				if i > 0 {
+					held = claim(t, s, webhook.Claim{Project: prj, ID: d.ID, Round: held.Round, Attempt: held.NextAttempt + 1, Token: "r", Now: now, Until: now.Add(time.Minute)})
+				}
+				if err := s.Finish(ctx, held, "r", webhook.Result{Status: st}, webhook.Attempt{DeliveryID: d.ID, Attempt: 2 + i, Round: held.Round}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		a := toDead(t, s, DeliveryTo(prj, ep, now.Add(-time.Hour)), now)
+		b := toDead(t, s, DeliveryTo(prj, ep, now.Add(-time.Hour)), now)
+		c := toDead(t, s, DeliveryTo(prj, ep, now.Add(-time.Hour)), now)
+		redrive(a, "rcv_1", webhook.StatusRetrying, webhook.StatusDelivered) // a retry first: counted at the end only
+		redrive(b, "rcv_1", webhook.StatusDead)
+		redrive(c, "", webhook.StatusDelivered) // a dead-letter redrive is no recovery's
+		if got := outcomes("rcv_1"); got != (webhook.RecoveryOutcomes{Delivered: 1, Dead: 1}) {
+			t.Fatalf("outcomes %+v, want 1 delivered, 1 dead", got)
+		}
+		if got := outcomes("rcv_2"); got != (webhook.RecoveryOutcomes{}) {
+			t.Fatalf("another recovery's outcomes %+v", got)
 		}
 	})
 }

@@ -77,6 +77,8 @@ type Deliveries struct {
 	attempts map[string][]webhook.Attempt
 	// counts: project/endpoint ("" for the project) -> hour -> counts
 	counts map[string]map[time.Time]webhook.Counts
+	// outcomes: project/recovery id -> how its rounds ended
+	outcomes map[string]webhook.RecoveryOutcomes
 	// Now stamps updated_at; time.Now when nil.
 	Now func() time.Time
 	// Pages counts FailedPage calls.
@@ -162,7 +164,29 @@ func (s *Deliveries) Finish(_ context.Context, d webhook.Delivery, token string,
 	s.items[k] = r.Apply(cur, s.now())
 	s.logAttempt(k, a)
 	s.count(cur, a, r.Status)
+	if cur.RecoveryID != "" && (r.Status == webhook.StatusDelivered || r.Status == webhook.StatusDead) {
+		if s.outcomes == nil {
+			s.outcomes = map[string]webhook.RecoveryOutcomes{}
+		}
+		o := s.outcomes[d.ProjectID+"/"+cur.RecoveryID]
+		if r.Status == webhook.StatusDelivered {
+			o.Delivered++
+		} else {
+			o.Dead++
+		}
+		s.outcomes[d.ProjectID+"/"+cur.RecoveryID] = o
+	}
 	return nil
+}
+
+// RecoveryOutcomes implements webhook.Deliveries.
+func (s *Deliveries) RecoveryOutcomes(_ context.Context, project, recoveryID string) (webhook.RecoveryOutcomes, error) {
+	if err := s.take("RecoveryOutcomes"); err != nil {
+		return webhook.RecoveryOutcomes{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.outcomes[project+"/"+recoveryID], nil
 }
 
 // count adds an attempt to its hour's counts, of the project and of the
@@ -176,7 +200,7 @@ func (s *Deliveries) count(d webhook.Delivery, a webhook.Attempt, left webhook.S
 		if s.counts[k] == nil {
 			s.counts[k] = map[time.Time]webhook.Counts{}
 		}
-		s.counts[k][hour] = s.counts[k][hour].Add(webhook.CountOf(left))
+		s.counts[k][hour] = s.counts[k][hour].Add(webhook.CountAttempt(a, left))
 	}
 }
 
@@ -377,7 +401,7 @@ func (s *Endpoints) RecordFailure(_ context.Context, project, id string, at time
 func (s *Endpoints) Disable(_ context.Context, project, id, reason string, at time.Time) error {
 	_, err := s.update("Disable", project, id, func(ep *webhook.Endpoint) {
 		if ep.Enabled {
-			ep.Enabled, ep.DisabledReason, ep.UpdatedAt = false, reason, ids.Timestamp(at)
+			ep.Enabled, ep.DisabledReason, ep.DisabledAt, ep.UpdatedAt = false, reason, ids.Timestamp(at), ids.Timestamp(at)
 		}
 	})
 	if errors.Is(err, webhook.ErrEndpointNotFound) {

@@ -101,7 +101,7 @@ func (h *HealthEvents) Disable(_ context.Context, a webhook.Announcement, reason
 	if !ok || !ep.Enabled {
 		return false, nil
 	}
-	ep.Enabled, ep.DisabledReason, ep.UpdatedAt = false, reason, ids.Timestamp(at)
+	ep.Enabled, ep.DisabledReason, ep.DisabledAt, ep.UpdatedAt = false, reason, ids.Timestamp(at), ids.Timestamp(at)
 	h.Endpoints.items[k] = ep
 	h.outbox = append(h.outbox, webhook.Outgoing{Event: &a.Event, About: a.Endpoint})
 	return true, nil
@@ -211,6 +211,9 @@ func TestHealthEvents(t *testing.T, newHarness func(t *testing.T) HealthHarness)
 		if err := h.Endpoints.Disable(ctx, p, other.ID, "by hand", now); err != nil {
 			t.Fatal(err)
 		}
+		if got, err := h.Endpoints.Get(ctx, p, other.ID); err != nil || got.DisabledAt != ids.Timestamp(now) {
+			t.Fatalf("disabled at %q, %v", got.DisabledAt, err)
+		}
 		missing := NewEndpoint(now)
 		missing.FailingSince = ids.Timestamp(now)
 		for name, a := range map[string]webhook.Announcement{
@@ -263,7 +266,7 @@ func TestHealthEvents(t *testing.T, newHarness func(t *testing.T) HealthHarness)
 			t.Fatalf("%d disables reported", n)
 		}
 		got, err := h.Endpoints.Get(ctx, p, ep.ID)
-		if err != nil || got.Enabled || got.DisabledReason != "the endpoint answered 410 Gone" {
+		if err != nil || got.Enabled || got.DisabledReason != "the endpoint answered 410 Gone" || got.DisabledAt != ids.Timestamp(now) {
 			t.Fatalf("endpoint %+v, %v", got, err)
 		}
 		if got := types(t, h, p); len(got) != 1 || got[domain.EventEndpointDisabled] != 1 {

@@ -96,6 +96,37 @@ func TestEndpointLimitsRead(t *testing.T) {
 	}
 }
 
+// TestEndpointHealthRead: the health object decodes; an answer without it
+// (a creation's) has none.
+func TestEndpointHealthRead(t *testing.T) {
+	c, _ := bodies(t, `{"id":"we_1","health":{"state":"failing","cause":"http_403","since":"2026-12-01T09:00:41.907Z","failed_attempts":4}}`)
+	e, err := c.WebhookEndpoints.Get(context.Background(), "we_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := botix.EndpointHealth{State: "failing", Cause: "http_403", Since: "2026-12-01T09:00:41.907Z", FailedAttempts: 4}
+	if e.Health == nil || *e.Health != want {
+		t.Fatalf("health %+v", e.Health)
+	}
+	c, _ = bodies(t, `{"id":"we_1"}`)
+	if e, err = c.WebhookEndpoints.Get(context.Background(), "we_1"); err != nil || e.Health != nil {
+		t.Fatalf("health %+v, %v", e.Health, err)
+	}
+}
+
+// TestRecoveryProgressRead: an endpoint's recovery decodes with how its
+// rounds ended.
+func TestRecoveryProgressRead(t *testing.T) {
+	c, _ := bodies(t, `{"id":"we_1","recovery":{"id":"rcv_1","status":"running","since":"s","until":"u","queued":100,"skipped":2,"delivered":61,"failed":3,"created_at":"c","updated_at":"u"}}`)
+	e, err := c.WebhookEndpoints.Get(context.Background(), "we_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Recovery; r == nil || r.Queued != 100 || r.Delivered != 61 || r.Failed != 3 || r.Skipped != 2 {
+		t.Fatalf("recovery %+v", r)
+	}
+}
+
 // TestLimitMarshal: a Limit on its own is its number or null.
 func TestLimitMarshal(t *testing.T) {
 	for _, tc := range []struct {

@@ -126,8 +126,31 @@ type WebhookEndpoint struct {
 	// Throttle is what the receiver asked for with a 429, or a 503 with
 	// Retry-After: nil unless its slow-down lasts.
 	Throttle *EndpointThrottle `json:"throttle,omitempty"`
+	// Health is the endpoint's state, on Get and List (nil elsewhere).
+	Health *EndpointHealth `json:"health,omitempty"`
 
 	Response Response `json:"-"`
+}
+
+// EndpointHealth is an endpoint's state as its owner reads it: what is
+// wrong, why, and since when.
+type EndpointHealth struct {
+	// State is "disabled" (nothing is sent until it is enabled again),
+	// "failing" (its last attempt failed), "paused" (the receiver's
+	// Retry-After runs until Until) or "healthy".
+	State string `json:"state"`
+	// Cause is the class of the last failed attempt (http_403, http_503,
+	// connect_timeout, ...), or the receiver's answer while paused.
+	Cause string `json:"cause,omitempty"`
+	// Since is when the state began ("" while healthy).
+	Since string `json:"since,omitempty"`
+	// Until is the end of the receiver's pause (paused only).
+	Until string `json:"until,omitempty"`
+	// Reason says why a disabled endpoint was disabled.
+	Reason string `json:"reason,omitempty"`
+	// FailedAttempts counts failed attempts in a row (attempts, not
+	// deliveries).
+	FailedAttempts int `json:"failed_attempts,omitempty"`
 }
 
 // RecoveryProgress is an endpoint's latest recovery as Get shows it: while
@@ -140,6 +163,10 @@ type RecoveryProgress struct {
 	Until   string `json:"until"`
 	Queued  int    `json:"queued"`
 	Skipped int    `json:"skipped"`
+	// Delivered and Failed count the queued deliveries whose fresh round
+	// ended delivered, or dead again; the rest are on their way.
+	Delivered int `json:"delivered"`
+	Failed    int `json:"failed"`
 	// NextStepAt is when the next step is due (while running).
 	NextStepAt string `json:"next_step_at,omitempty"`
 	CreatedAt  string `json:"created_at"`
@@ -358,11 +385,15 @@ type DeliveryRequest struct {
 	Response Response `json:"-"`
 }
 
-// Counts are attempts by the status they left their delivery in.
+// Counts are attempts by the status they left their delivery in
+// (Delivered + Retrying + Dead is the attempts), and Deliveries the
+// deliveries whose first attempt started in the bucket: a delivery tried
+// five times is five attempts and one delivery.
 type Counts struct {
-	Delivered int64 `json:"delivered"`
-	Retrying  int64 `json:"retrying"`
-	Dead      int64 `json:"dead"`
+	Delivered  int64 `json:"delivered"`
+	Retrying   int64 `json:"retrying"`
+	Dead       int64 `json:"dead"`
+	Deliveries int64 `json:"deliveries"`
 }
 
 // StatsBucket is one hour or day of DeliveryStats.
@@ -443,13 +474,15 @@ type MessageListParams struct {
 
 // DeliveryListParams filter Deliveries.List (the last 14 days). EventID
 // (evt_...) selects the deliveries of one event: the webhook-id header a
-// receiver saw; it combines with the other filters.
+// receiver saw; it combines with the other filters. DeliveryID (dlv_...)
+// selects one delivery, when it matches the other filters too.
 type DeliveryListParams struct {
 	ListParams
 	Status     string
 	EndpointID string
 	EventType  string
 	EventID    string
+	DeliveryID string
 	Since      time.Time
 	Until      time.Time
 }

@@ -22,6 +22,7 @@ export type WebhookEndpointCreate = S["WebhookEndpointCreate"];
 export type WebhookEndpointUpdate = S["WebhookEndpointUpdate"];
 /** The slow-down the receiver asked for with a 429, or a 503 with Retry-After: on an endpoint while it lasts. */
 export type EndpointThrottle = S["EndpointThrottle"];
+export type EndpointHealth = S["EndpointHealth"];
 export type Deleted = S["Deleted"];
 export type TestEvent = S["TestEvent"];
 export type RecoverRequest = S["RecoverRequest"];
@@ -114,6 +115,8 @@ export interface DeliveryListParams extends ListParams {
   eventType?: string;
   /** The deliveries of one event (the webhook-id a receiver saw). */
   eventId?: string;
+  /** One delivery (dlv_...), when it matches the other filters too. */
+  deliveryId?: string;
   since?: Date | string;
   until?: Date | string;
 }
@@ -403,6 +406,7 @@ function deliveryQuery(p: DeliveryListParams): URLSearchParams {
     endpoint_id: p.endpointId,
     event_type: p.eventType,
     event_id: p.eventId,
+    delivery_id: p.deliveryId,
     since: timeParam(p.since),
     until: timeParam(p.until),
   });

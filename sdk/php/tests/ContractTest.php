@@ -215,4 +215,15 @@ final class ContractTest extends TestCase
         $s = \Botix\Model\WebhookEndpointWithSecret::fromArray($base + ['secret' => 'whsec_x', 'throttle' => ['effective_rate' => 3, 'throttled_by' => 'http_503']]);
         self::assertSame(3, $s->throttle->effectiveRate, 'a whole effective rate decodes as a number too');
     }
+
+    public function testEndpointHealthRead(): void
+    {
+        $base = ['id' => 'we_1', 'url' => 'u', 'events' => ['*'], 'enabled' => false, 'created_at' => 'c', 'updated_at' => 'u', 'consecutive_failures' => 3];
+        self::assertNull(\Botix\Model\WebhookEndpoint::fromArray($base)->health);
+        $e = \Botix\Model\WebhookEndpoint::fromArray($base + ['health' => ['state' => 'disabled', 'cause' => 'http_410', 'since' => '2026-12-01T10:00:00Z',
+            'reason' => 'the endpoint answered 410 Gone', 'failed_attempts' => 3]]);
+        self::assertInstanceOf(\Botix\Model\EndpointHealth::class, $e->health);
+        self::assertSame(['disabled', 'http_410', '2026-12-01T10:00:00Z', null, 'the endpoint answered 410 Gone', 3],
+            [$e->health->state, $e->health->cause, $e->health->since, $e->health->until, $e->health->reason, $e->health->failedAttempts]);
+    }
 }

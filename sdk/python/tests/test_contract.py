@@ -203,6 +203,19 @@ class EndpointLimitsTest(unittest.TestCase):
                 e = self.c.webhook_endpoints.get("we_1")
                 self.assertEqual((e.rate_limit, e.max_concurrency, e.throttle), (rate, in_flight, throttle))
 
+    def test_health_read(self) -> None:
+        self.answer = {"id": "we_1", "health": {"state": "paused", "cause": "http_429", "since": "2026-12-01T10:00:00Z", "until": "2026-12-01T10:00:30Z", "failed_attempts": 2}}
+        e = self.c.webhook_endpoints.get("we_1")
+        self.assertEqual(e.health, T.EndpointHealth(state="paused", cause="http_429", since="2026-12-01T10:00:00Z", until="2026-12-01T10:00:30Z", failed_attempts=2))
+        self.answer = {"id": "we_1"}
+        self.assertIsNone(self.c.webhook_endpoints.get("we_1").health)
+
+    def test_recovery_outcomes_read(self) -> None:
+        self.answer = {"id": "we_1", "recovery": {"id": "rcv_1", "status": "running", "since": "s", "until": "u", "queued": 100,
+                                                  "skipped": 2, "delivered": 61, "failed": 3, "created_at": "c", "updated_at": "u"}}
+        r = self.c.webhook_endpoints.get("we_1").recovery
+        self.assertEqual((r.queued, r.delivered, r.failed, r.skipped), (100, 61, 3, 2))
+
     def test_no_limit_is_one_value(self) -> None:
         self.assertIs(T.NoLimit(), botix.NO_LIMIT)
         self.assertEqual(repr(botix.NO_LIMIT), "NO_LIMIT")

@@ -944,7 +944,26 @@ export interface components {
             rate_limit?: components["schemas"]["RateLimit"];
             max_concurrency?: components["schemas"]["MaxConcurrency"];
             throttle?: components["schemas"]["EndpointThrottle"];
+            health?: components["schemas"]["EndpointHealth"];
             recovery?: components["schemas"]["RecoveryProgress"];
+        };
+        /** @description The endpoint's state as its owner reads it, on GET and list (worst state first: disabled, failing, paused, healthy). Derived from the endpoint and its deliveries at each read, never stored. */
+        EndpointHealth: {
+            /**
+             * @description disabled - nothing is sent until PATCH {"enabled": true}; failing - the last attempt failed; paused - the receiver's Retry-After (on a 429 or 503) is running, nothing is sent before until; healthy - the last attempt succeeded, or there was none.
+             * @enum {unknown}
+             */
+            state: "disabled" | "failing" | "paused" | "healthy";
+            /** @description The class of the last failed attempt (http_403, http_503, connect_timeout, dns, ...) while failing or disabled after failures; the receiver's answer (http_429, http_503) while paused. */
+            cause?: string;
+            /** @description When the state began: the streak's first failure, the receiver's pause, the disable. Absent while healthy. */
+            since?: components["schemas"]["Timestamp"];
+            /** @description The end of the receiver's pause (paused only). */
+            until?: components["schemas"]["Timestamp"];
+            /** @description Why a disabled endpoint was disabled. */
+            reason?: string;
+            /** @description Failed attempts in a row - attempts, not deliveries: each delivery is tried on its retry schedule. */
+            failed_attempts?: number;
         };
         /** @description The endpoint's latest recovery (on GET of one endpoint, once it had one): while status is running it continues by itself, a step every few seconds, and queued grows until it completes. */
         RecoveryProgress: {
@@ -957,6 +976,10 @@ export interface components {
             queued: number;
             /** @description Failed deliveries it left alone because a recovery re-queued them less than 15 minutes before. */
             skipped: number;
+            /** @description Queued deliveries whose fresh round ended delivered. */
+            delivered: number;
+            /** @description Queued deliveries whose fresh round ended dead again. queued - delivered - failed are still on their way. */
+            failed: number;
             /** @description When its next step is due (while running). */
             next_step_at?: components["schemas"]["Timestamp"];
             created_at: components["schemas"]["Timestamp"];
@@ -980,6 +1003,7 @@ export interface components {
             rate_limit?: components["schemas"]["RateLimit"];
             max_concurrency?: components["schemas"]["MaxConcurrency"];
             throttle?: components["schemas"]["EndpointThrottle"];
+            health?: components["schemas"]["EndpointHealth"];
             recovery?: components["schemas"]["RecoveryProgress"];
             /** @description Shown only in this answer. */
             secret: string;
@@ -1128,10 +1152,16 @@ export interface components {
             /** @description A redirect's inspector URL. */
             target_url?: string;
         };
+        /** @description delivered, retrying and dead count attempts, by the status each left its delivery in (their sum is the attempts); deliveries counts deliveries - those whose first attempt started in the bucket (a delivery tried five times is five attempts and one delivery). */
         Counts: {
+            /** @description Attempts that delivered their delivery. */
             delivered: number;
+            /** @description Attempts that failed, their delivery to be retried. */
             retrying: number;
+            /** @description Attempts that left their delivery dead. */
             dead: number;
+            /** @description Deliveries whose first attempt started in the bucket. */
+            deliveries: number;
         };
         DeliveryStats: {
             /** @enum {string} */
@@ -1144,6 +1174,7 @@ export interface components {
                 delivered: number;
                 retrying: number;
                 dead: number;
+                deliveries: number;
             }[];
             totals: components["schemas"]["Counts"];
         };
@@ -1736,7 +1767,7 @@ export interface components {
                 "application/json": components["schemas"]["Recovery"];
             };
         };
-        /** @description Attempts per bucket, by the status each left its delivery in. */
+        /** @description Attempts per bucket, by the status each left its delivery in, and the deliveries first tried in it. */
         DeliveryStats200: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1948,6 +1979,8 @@ export interface components {
         DeliveryEventType: components["schemas"]["EventType"];
         /** @description The deliveries of one event: the id a webhook carries in its webhook-id header. Combines with every other filter; a cursor issued with one event_id is refused with another (INVALID_CURSOR). */
         DeliveryEventID: components["schemas"]["EventID"];
+        /** @description One delivery (dlv_...), as a filter: the page holds it when it also matches every other filter, and nothing otherwise. A cursor issued with one delivery_id is refused with another (INVALID_CURSOR). */
+        DeliveryID: components["schemas"]["DeliveryID"];
         /** @description From this time (at most 14 days back). */
         Since: string;
         /** @description Up to this time; must not be before since (400 INVALID_PARAMETER). */
@@ -2528,6 +2561,8 @@ export interface operations {
                 event_type?: components["parameters"]["DeliveryEventType"];
                 /** @description The deliveries of one event: the id a webhook carries in its webhook-id header. Combines with every other filter; a cursor issued with one event_id is refused with another (INVALID_CURSOR). */
                 event_id?: components["parameters"]["DeliveryEventID"];
+                /** @description One delivery (dlv_...), as a filter: the page holds it when it also matches every other filter, and nothing otherwise. A cursor issued with one delivery_id is refused with another (INVALID_CURSOR). */
+                delivery_id?: components["parameters"]["DeliveryID"];
                 /** @description From this time (at most 14 days back). */
                 since?: components["parameters"]["Since"];
                 /** @description Up to this time; must not be before since (400 INVALID_PARAMETER). */

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { fakeServer, json, TEST_KEY } from "./helpers.js";
-import { Client, type EndpointThrottle, type WebhookEndpointUpdate } from "../index.js";
+import { Client, type EndpointHealth, type EndpointThrottle, type WebhookEndpointUpdate } from "../index.js";
 
 test("create and update send the limits as given, null as null", async () => {
   const f = await fakeServer((_s, res) => json(res, 200, { id: "we_1" }));
@@ -32,6 +32,17 @@ test("the endpoint's limits and throttle come back", async () => {
   try {
     const e = await new Client({ apiKey: TEST_KEY, baseUrl: f.url }).webhookEndpoints.get("we_1");
     assert.deepEqual([e.rate_limit, e.max_concurrency, e.throttle], [20, 4, throttle]);
+  } finally {
+    await f.close();
+  }
+});
+
+test("the endpoint's health comes back", async () => {
+  const health: EndpointHealth = { state: "failing", cause: "http_403", since: "2026-12-01T09:00:41.907Z", failed_attempts: 4 };
+  const f = await fakeServer((_s, res) => json(res, 200, { id: "we_1", health }));
+  try {
+    const e = await new Client({ apiKey: TEST_KEY, baseUrl: f.url }).webhookEndpoints.get("we_1");
+    assert.deepEqual(e.health, health);
   } finally {
     await f.close();
   }

@@ -4,7 +4,7 @@ declare(strict_types=1);
 
 namespace Botix\Model;
 
-/** Attempts by the status they left their delivery in. (schema Counts) */
+/** Attempts by the status they left their delivery in (their sum is the attempts), and the deliveries first tried in the bucket. (schema Counts) */
 final class Counts extends Model
 {
     public const SCHEMA = 'Counts';
@@ -12,12 +12,15 @@ final class Counts extends Model
         'delivered' => 'delivered',
         'retrying' => 'retrying',
         'dead' => 'dead',
+        'deliveries' => 'deliveries',
     ];
 
     public function __construct(
         public readonly int $delivered,
         public readonly int $retrying,
         public readonly int $dead,
+        /** Deliveries whose first attempt started in the bucket (a delivery tried five times is five attempts and one delivery). */
+        public readonly int $deliveries = 0,
     ) {
     }
 }

@@ -6,7 +6,7 @@ namespace Botix\Model;
 
 use Botix\Response;
 
-/** The answer of deliveries->stats(): buckets are arrays with start, delivered, retrying, dead. (schema DeliveryStats) */
+/** The answer of deliveries->stats(): buckets are arrays with start, delivered, retrying, dead, deliveries. (schema DeliveryStats) */
 final class DeliveryStats extends Model
 {
     public const SCHEMA = 'DeliveryStats';

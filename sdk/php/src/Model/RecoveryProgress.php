@@ -18,6 +18,8 @@ final class RecoveryProgress extends Model
         'created_at' => 'createdAt',
         'updated_at' => 'updatedAt',
         'next_step_at' => 'nextStepAt',
+        'delivered' => 'delivered',
+        'failed' => 'failed',
     ];
 
     public function __construct(
@@ -31,6 +33,10 @@ final class RecoveryProgress extends Model
         public readonly string $updatedAt,
         /** When the next step is due (while running). */
         public readonly ?string $nextStepAt = null,
+        /** Queued deliveries whose fresh round ended delivered. */
+        public readonly int $delivered = 0,
+        /** Queued deliveries whose fresh round ended dead again (the rest are on their way). */
+        public readonly int $failed = 0,
     ) {
     }
 }

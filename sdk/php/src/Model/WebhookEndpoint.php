@@ -27,11 +27,13 @@ final class WebhookEndpoint extends Model
         'rate_limit' => 'rateLimit',
         'max_concurrency' => 'maxConcurrency',
         'throttle' => 'throttle',
+        'health' => 'health',
     ];
 
     public const NESTED = [
         'recovery' => RecoveryProgress::class,
         'throttle' => EndpointThrottle::class,
+        'health' => EndpointHealth::class,
     ];
 
     public function __construct(
@@ -55,6 +57,8 @@ final class WebhookEndpoint extends Model
         public readonly ?int $maxConcurrency = null,
         /** Present while the receiver's slow-down lasts. */
         public readonly ?EndpointThrottle $throttle = null,
+        /** The endpoint's state (on get and list). */
+        public readonly ?EndpointHealth $health = null,
         /** The HTTP answer this result came from (null when built by hand or as an item of a page). */
         public readonly ?Response $response = null,
     ) {

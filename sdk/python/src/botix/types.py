@@ -27,7 +27,7 @@ __all__ = [
     "RedirectRequest", "DeliveryRequest", "Counts", "StatsBucket", "DeliveryStats", "Inspector",
     "InspectorRequest", "Event", "ThinEvent", "WebhookTestData", "ErrorCodeInfo",
     "ErrorCodeReference", "ErrorBody", "ErrorEnvelope", "Page", "PAGE_SCHEMAS", "schema_models",
-    "EndpointThrottle", "NO_LIMIT", "NoLimit", "WebhookEndpointHealth",
+    "EndpointThrottle", "EndpointHealth", "NO_LIMIT", "NoLimit", "WebhookEndpointHealth",
 ]
 
 
@@ -240,6 +240,10 @@ class RecoveryProgress(Model):
     until: str = ""
     queued: int = 0
     skipped: int = 0
+    #: Queued deliveries whose fresh round ended delivered.
+    delivered: int = 0
+    #: Queued deliveries whose fresh round ended dead again (the rest are on their way).
+    failed: int = 0
     #: When the next step is due (while running).
     next_step_at: Optional[str] = None
     created_at: str = ""
@@ -260,9 +264,28 @@ class EndpointThrottle(Model):
 
 
 @dataclass
+class EndpointHealth(Model):
+    """An endpoint's state as its owner reads it: what is wrong, why, and since when."""
+
+    __schema__ = "EndpointHealth"
+    #: "disabled", "failing" (the last attempt failed), "paused" (the receiver's Retry-After runs) or "healthy".
+    state: str = ""
+    #: The class of the last failed attempt (http_403, http_503, connect_timeout, ...), or the receiver's answer while paused.
+    cause: Optional[str] = None
+    #: When the state began (None while healthy).
+    since: Optional[str] = None
+    #: The end of the receiver's pause (paused only).
+    until: Optional[str] = None
+    #: Why a disabled endpoint was disabled.
+    reason: Optional[str] = None
+    #: Failed attempts in a row (attempts, not deliveries).
+    failed_attempts: Optional[int] = None
+
+
+@dataclass
 class WebhookEndpoint(Model):
     __schema__ = "WebhookEndpoint"
-    __nested__ = {"recovery": (RecoveryProgress, False), "throttle": (EndpointThrottle, False)}
+    __nested__ = {"recovery": (RecoveryProgress, False), "throttle": (EndpointThrottle, False), "health": (EndpointHealth, False)}
     id: str = ""
     url: str = ""
     events: List[str] = field(default_factory=list)
@@ -283,6 +306,8 @@ class WebhookEndpoint(Model):
     max_concurrency: Optional[int] = None
     #: Present while the receiver's slow-down lasts.
     throttle: Optional[EndpointThrottle] = None
+    #: The endpoint's state (on ``get`` and ``list``).
+    health: Optional[EndpointHealth] = None
     response: Response = field(default_factory=Response, repr=False, compare=False)
 
 
@@ -468,10 +493,14 @@ class DeliveryRequest(Model):
 
 @dataclass
 class Counts(Model):
+    """Attempts by the status they left their delivery in (their sum is the attempts), and
+    the deliveries whose first attempt started in the bucket."""
+
     __schema__ = "Counts"
     delivered: int = 0
     retrying: int = 0
     dead: int = 0
+    deliveries: int = 0
 
 
 @dataclass
@@ -482,6 +511,7 @@ class StatsBucket(Model):
     delivered: int = 0
     retrying: int = 0
     dead: int = 0
+    deliveries: int = 0
 
 
 @dataclass
