@@ -20,7 +20,7 @@ final class Counts extends Model
         public readonly int $retrying,
         public readonly int $dead,
         /** Deliveries whose first attempt started in the bucket (a delivery tried five times is five attempts and one delivery). */
-        public readonly int $deliveries = 0,
+        public readonly int $deliveries,
     ) {
     }
 }

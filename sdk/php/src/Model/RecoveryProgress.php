@@ -31,12 +31,12 @@ final class RecoveryProgress extends Model
         public readonly int $skipped,
         public readonly string $createdAt,
         public readonly string $updatedAt,
+        /** Queued deliveries whose fresh round ended delivered. */
+        public readonly int $delivered,
+        /** Queued deliveries whose fresh round ended dead again (the rest are on their way). */
+        public readonly int $failed,
         /** When the next step is due (while running). */
         public readonly ?string $nextStepAt = null,
-        /** Queued deliveries whose fresh round ended delivered. */
-        public readonly int $delivered = 0,
-        /** Queued deliveries whose fresh round ended dead again (the rest are on their way). */
-        public readonly int $failed = 0,
     ) {
     }
 }
