@@ -228,13 +228,6 @@ func (d *Deliverer) pace(ctx context.Context, project string, ep Endpoint, start
 	return ep, PlanStarts(ep, f, starts, now), nil
 }
 
-// freshEnough is how old a view of an endpoint's leases may be for a batch
-// that finds every slot busy in it to be deferred without looking again:
-// as long as the view is kept, so that a busy endpoint is read when the
-// view ends, not once per batch (a lost lease write returns the leases as
-// they are, and a release updates the view of the instance that made it).
-const freshEnough = endpointCacheTTL
-
 // lease takes a concurrency slot for each delivery of plan that runs, as
 // many as are free, with one conditional write (a lost race returns the
 // slots as they are, and it tries the free ones again); the deliveries
@@ -251,18 +244,11 @@ func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan
 		return nil, nil
 	}
 	rnd := rand.New(rand.NewPCG(rand.Uint64(), uint64(now.UnixNano())))
-	fresh := d.cache.age(project, ep.ID, now) < freshEnough
 	for range admitTries {
+		// The view is at most a cache lifetime old (admit just read it
+		// through the cache), and a lost write returns the leases as they
+		// are: no slot free in it defers the batch without reading again.
 		take := PlanLeases(ep, n, now, until, rnd)
-		if len(take) == 0 && !fresh {
-			got, err := d.Endpoints.Get(ctx, project, ep.ID)
-			if err != nil {
-				return nil, err
-			}
-			d.remember(project, got)
-			ep, fresh = got, true
-			continue
-		}
 		if len(take) == 0 {
 			break
 		}
@@ -274,7 +260,7 @@ func (d *Deliverer) lease(ctx context.Context, project string, ep Endpoint, plan
 		if ok {
 			return take, nil
 		}
-		ep, fresh = got, true
+		ep = got
 	}
 	for k, a := range plan {
 		if a.Run {

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
-	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -376,17 +375,6 @@ func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
 		ttl = limitedCacheTTL
 	}
 	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, at: now, exp: now.Add(ttl)}
-}
-
-// age is how old this instance's view of an endpoint is at now (a long
-// time when it has none).
-func (c *endpointCache) age(project, id string, now time.Time) time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[project+"/"+id]; ok {
-		return now.Sub(e.at)
-	}
-	return time.Duration(math.MaxInt64)
 }
 
 // release drops leases this instance gave back from its view of the
