@@ -154,7 +154,8 @@ func (d *Dispatcher) recover(_ context.Context, r DeliveryRequest) ([]Message, e
 }
 
 // sendAll puts the jobs' messages on the delivery queue in one call of the
-// port; a job fails if any of its messages was not sent.
+// port, a project with more than BulkAfter of them on the bulk lane; a job
+// fails if any of its messages was not sent.
 func (d *Dispatcher) sendAll(ctx context.Context, jobs []dispatchJob) {
 	var all []Message
 	var owner []int
@@ -168,6 +169,7 @@ func (d *Dispatcher) sendAll(ctx context.Context, jobs []dispatchJob) {
 	if len(all) == 0 {
 		return
 	}
+	lanes(all)
 	for k, err := range d.Queue.Enqueue(ctx, all) {
 		if err != nil && jobs[owner[k]].err == nil {
 			jobs[owner[k]].err = err
