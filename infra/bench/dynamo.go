@@ -9,10 +9,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/internal/awsenv"
 )
 
 func dynamoClient(ctx context.Context, endpoint string) *dynamodb.Client {
-	cfg, _ := config.LoadDefaultConfig(ctx, config.WithRegion(local.Region),
+	cfg, _ := config.LoadDefaultConfig(ctx, config.WithHTTPClient(awsenv.HTTPClient()), config.WithRegion(local.Region),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
 }

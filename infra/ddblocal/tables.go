@@ -12,6 +12,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/botix/public-api/infra/template"
+	"github.com/botix/public-api/internal/awsenv"
 )
 
 // Region is the region of the local stand-in for AWS.
@@ -19,7 +20,7 @@ const Region = "us-east-1"
 
 // Client returns a DynamoDB client of the DynamoDB Local at endpoint.
 func Client(endpoint string, opts ...func(*dynamodb.Options)) *dynamodb.Client {
-	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(Region), config.WithLogger(logging.Nop{}),
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithHTTPClient(awsenv.HTTPClient()), config.WithRegion(Region), config.WithLogger(logging.Nop{}),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 	if err != nil {
 		panic(err) // static configuration cannot fail to load

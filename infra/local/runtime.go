@@ -30,6 +30,7 @@ import (
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/app/registry"
+	"github.com/botix/public-api/internal/awsenv"
 )
 
 // Region, account and credentials of the local stand-in for AWS.
@@ -150,7 +151,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	r := &Runtime{cfg: cfg, fns: cfg.Template.Functions(), envs: map[string]map[string]string{}, http: map[string]app.HTTPHandler{}, invoke: map[string]app.InvokeHandler{}, stream: map[string]app.StreamHandler{}, queue: map[string]app.QueueHandler{}}
 	// The runtime's own clients cancel in-flight reads when it stops; the
 	// SDK's warnings about those bodies are noise.
-	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(Region), config.WithLogger(logging.Nop{}),
+	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(awsenv.HTTPClient()), config.WithRegion(Region), config.WithLogger(logging.Nop{}),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ type Env func(string) string
 // Load returns the SDK configuration for env; the SDK's own log lines go
 // to log.
 func Load(ctx context.Context, env Env, log *slog.Logger) (aws.Config, error) {
-	opts := []func(*config.LoadOptions) error{config.WithLogger(sdkLogger{log})}
+	opts := []func(*config.LoadOptions) error{config.WithLogger(sdkLogger{log}), config.WithHTTPClient(HTTPClient())}
 	if r := env("AWS_REGION"); r != "" {
 		opts = append(opts, config.WithRegion(r))
 	}
