@@ -48,8 +48,16 @@ abstract class BotixException extends \RuntimeException
         parent::__construct($message, 0, $previous);
     }
 
+    /** What kind() returns; each subclass names its own. */
+    protected const KIND = '';
+    /** What isReissuable() returns for a subclass whose answer does not depend on the last answer. */
+    protected const REISSUABLE = true;
+
     /** The kind of failure: api, transport, timeout, gave_up, quota, invalid_key, encode, decode. */
-    abstract public function kind(): string;
+    public function kind(): string
+    {
+        return static::KIND;
+    }
 
     /**
      * Whether calling again with the same key can end differently: false when the API refused the
@@ -58,7 +66,7 @@ abstract class BotixException extends \RuntimeException
      */
     public function isReissuable(): bool
     {
-        return true;
+        return static::REISSUABLE;
     }
 
     /** @internal whether an answer with this status and code is worth retrying */
