@@ -136,6 +136,20 @@ func command(ctx context.Context, args []string) *exec.Cmd {
 	return cmd
 }
 
+// runReading starts cmd, gives read the output that pipe (cmd.StdoutPipe or
+// cmd.StderrPipe) opens until it closes, and returns cmd's exit code.
+func runReading(cmd *exec.Cmd, pipe func() (io.ReadCloser, error), read func(io.Reader), stderr io.Writer) int {
+	out, err := pipe()
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	if err := cmd.Start(); err != nil {
+		return exitCode(err, stderr)
+	}
+	read(out)
+	return exitCode(cmd.Wait(), stderr)
+}
+
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
