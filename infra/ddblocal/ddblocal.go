@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/botix/public-api/infra/freeport"
 	"github.com/botix/public-api/infra/procout"
 )
 
@@ -257,7 +257,7 @@ func writeLauncher(dir string) error {
 // start starts the engine through the loopback launcher, or through the
 // jar's own main.
 func start(ctx context.Context, dir string, loopback bool) (*Instance, error) {
-	port, err := freePort()
+	port, err := freeport.Pick()
 	if err != nil {
 		return nil, err
 	}
@@ -321,15 +321,6 @@ func (i *Instance) Stop() {
 			<-i.exited
 		}
 	})
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // ready reports whether the engine answers a ListTables call.

@@ -3,7 +3,6 @@ package local_test
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -203,16 +202,6 @@ func (r *readerRuntimes) replacer(script string, receivers map[string]string) *s
 // that the test needs none of them free.
 var receiverPorts = []string{"9000", "9100"}
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
 // TestReadmeExamples runs every shell and Go block of the README and the
 // guides, in the order a reader runs them, against runtimes configured as
 // make run configures its own (only the ports differ, KEY holds the seeded
@@ -237,7 +226,7 @@ func TestReadmeExamples(t *testing.T) {
 	rts := &readerRuntimes{t: t, record: record, byPort: map[string]*local.Runtime{}, aws: map[string]string{}}
 	receivers := map[string]string{}
 	for _, p := range receiverPorts {
-		receivers[p] = freePort(t)
+		receivers[p] = strconv.Itoa(localtest.FreePort(t))
 	}
 	root, err := docs.Root()
 	if err != nil {

@@ -33,6 +33,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/freeport"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/admin"
@@ -126,7 +127,7 @@ func run(ctx context.Context, perOp, minExchanges, seed int) (int, error) {
 		return 0, err
 	}
 
-	port, err := freePort()
+	port, err := freeport.Pick()
 	if err != nil {
 		return 0, err
 	}
@@ -272,15 +273,6 @@ func command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
 	c.Dir = dir
 	c.Stdout, c.Stderr = os.Stderr, os.Stderr
 	return c
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func waitListening(ctx context.Context, port int, limit time.Duration) error {
