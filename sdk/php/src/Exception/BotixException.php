@@ -50,8 +50,6 @@ abstract class BotixException extends \RuntimeException
 
     /** What kind() returns; each subclass names its own. */
     protected const KIND = '';
-    /** What isReissuable() returns for a subclass whose answer does not depend on the last answer. */
-    protected const REISSUABLE = true;
 
     /** The kind of failure: api, transport, timeout, gave_up, quota, invalid_key, encode, decode. */
     public function kind(): string
@@ -61,12 +59,12 @@ abstract class BotixException extends \RuntimeException
 
     /**
      * Whether calling again with the same key can end differently: false when the API refused the
-     * request itself (a 4xx other than 409 IDEMPOTENCY_KEY_IN_PROGRESS and 429), or nothing could be
-     * sent, or the success answer did not decode.
+     * request itself (ApiException: a 4xx other than 409 IDEMPOTENCY_KEY_IN_PROGRESS and 429), when
+     * nothing could be sent (invalid_key, encode) or when the success answer did not decode (decode).
      */
     public function isReissuable(): bool
     {
-        return static::REISSUABLE;
+        return !in_array(static::KIND, ['invalid_key', 'encode', 'decode'], true);
     }
 
     /** @internal whether an answer with this status and code is worth retrying */

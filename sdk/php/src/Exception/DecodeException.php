@@ -8,5 +8,4 @@ namespace Botix\Exception;
 final class DecodeException extends BotixException
 {
     protected const KIND = 'decode';
-    protected const REISSUABLE = false;
 }

@@ -8,5 +8,4 @@ namespace Botix\Exception;
 final class EncodeException extends BotixException
 {
     protected const KIND = 'encode';
-    protected const REISSUABLE = false;
 }

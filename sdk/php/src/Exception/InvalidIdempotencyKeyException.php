@@ -8,5 +8,4 @@ namespace Botix\Exception;
 final class InvalidIdempotencyKeyException extends BotixException
 {
     protected const KIND = 'invalid_key';
-    protected const REISSUABLE = false;
 }
