@@ -257,10 +257,11 @@ func writeLauncher(dir string) error {
 // start starts the engine through the loopback launcher, or through the
 // jar's own main.
 func start(ctx context.Context, dir string, loopback bool) (*Instance, error) {
-	port, err := freeport.Pick()
+	ports, err := freeport.Pick(1)
 	if err != nil {
 		return nil, err
 	}
+	port := ports[0]
 	args := append([]string{"-Djava.library.path=./DynamoDBLocal_lib"}, javaOptions...)
 	if loopback {
 		args = append(args, "-cp", "DynamoDBLocal.jar", "LoopbackDynamoDBLocal.java")

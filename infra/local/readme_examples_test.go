@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/botix/public-api/infra/docs"
+	"github.com/botix/public-api/infra/freeport"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
 )
@@ -224,9 +225,13 @@ func TestReadmeExamples(t *testing.T) {
 		mu.Unlock()
 	}
 	rts := &readerRuntimes{t: t, record: record, byPort: map[string]*local.Runtime{}, aws: map[string]string{}}
+	free, err := freeport.Pick(len(receiverPorts))
+	if err != nil {
+		t.Fatal(err)
+	}
 	receivers := map[string]string{}
-	for _, p := range receiverPorts {
-		receivers[p] = strconv.Itoa(localtest.FreePort(t))
+	for i, p := range receiverPorts {
+		receivers[p] = strconv.Itoa(free[i])
 	}
 	root, err := docs.Root()
 	if err != nil {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/botix/public-api/infra/apicontract"
 	"github.com/botix/public-api/infra/dynamotest"
-	"github.com/botix/public-api/infra/freeport"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/admin"
@@ -122,15 +121,4 @@ func (l *contractLog) report(t testing.TB) {
 	for _, p := range l.problems {
 		t.Errorf("the exchange breaks sdk/openapi.yaml: %s", p)
 	}
-}
-
-// FreePort is a loopback port nothing listens on (freeport.Pick), for a
-// server or child the test starts at once.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	p, err := freeport.Pick()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }

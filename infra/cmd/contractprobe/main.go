@@ -127,10 +127,11 @@ func run(ctx context.Context, perOp, minExchanges, seed int) (int, error) {
 		return 0, err
 	}
 
-	port, err := freeport.Pick()
+	ports, err := freeport.Pick(1)
 	if err != nil {
 		return 0, err
 	}
+	port := ports[0]
 	prismURL := "http://127.0.0.1:" + strconv.Itoa(port)
 	var prismLog bytes.Buffer
 	prism := command(ctx, dir, filepath.Join(dir, "node_modules", ".bin", "prism"), "proxy", "--host", "127.0.0.1", "--port", strconv.Itoa(port),
