@@ -96,7 +96,9 @@ export function deadLetter() {
     // the recovery being followed.
     async function refresh() {
       const shown = [...rows.values()].map(e => e.d.created_at).sort();
-      const since = params.get('since') || shown[0] || '';
+      // Ten minutes before the oldest row: the API's since bounds the
+      // event's time (exclusive), which comes before its deliveries.
+      const since = params.get('since') || (shown[0] ? new Date(new Date(shown[0]) - 600000).toISOString() : '');
       const res = await get(apiQuery(params, { cursor_limit: '200', ...(since ? { since } : {}) }));
       if (!current(token)) return;
       for (const d of res.data) {
