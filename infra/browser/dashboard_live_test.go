@@ -28,14 +28,15 @@ func (o *owner) views(deliveryID string) map[string]string {
 	}
 }
 
-// failingAndHealthy sets up the story: a healthy endpoint created first,
-// then one whose receiver answers 403, both sent one contact's event; it
-// waits for the failing one's delivery to be dead.
+// failingAndHealthy sets up the story: an endpoint whose receiver answers
+// 403, then a healthy one (the newest, which the API lists first), both
+// sent one contact's event; it waits for the failing one's delivery to be
+// dead.
 func (o *owner) failingAndHealthy(phone string) (ok, bad endpoint, okRC, badRC *apitest.Receiver, dead delivery) {
-	okRC = apitest.NewReceiver(o.t, nil)
-	ok = o.endpoint(okRC.URL, map[string]any{"description": "healthy one"})
 	badRC = apitest.NewReceiver(o.t, answer(http.StatusForbidden, "secret changed"))
 	bad = o.endpoint(badRC.URL, map[string]any{"description": "failing one"})
+	okRC = apitest.NewReceiver(o.t, nil)
+	ok = o.endpoint(okRC.URL, map[string]any{"description": "healthy one"})
 	o.contact(phone, "Vera")
 	o.waitDelivery(ok.ID, func(d delivery) bool { return d.Status == "delivered" })
 	dead = o.waitDelivery(bad.ID, func(d delivery) bool { return d.Status == "dead" })
@@ -51,7 +52,7 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		o.open("/")
 		o.waitFor(`document.querySelectorAll('#health tbody tr').length === 2`)
 		if first := o.eval(`document.querySelector('#health tbody tr').dataset.id`); first != bad.ID {
-			t.Fatalf("the first row is %s; want the failing %s (healthy %s, created first, lists first in the API)", first, bad.ID, ok.ID)
+			t.Fatalf("the first row is %s; want the failing %s (healthy %s, the newest, lists first in the API)", first, bad.ID, ok.ID)
 		}
 		row := o.text("#health tbody tr")
 		for _, want := range []string{"failing", "http_403", "failed attempts in a row", "UTC"} {
