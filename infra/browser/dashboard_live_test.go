@@ -1,6 +1,7 @@
 package browser_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -202,6 +203,75 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		}
 		if line := o.text("#live"); !strings.HasPrefix(line, "Updated") || strings.Contains(line, "could not") {
 			t.Fatalf("after the outage the view says %q", line)
+		}
+	})
+
+	t.Run("small defects: a spaced URL refused at its field, delete asks with Cancel, no test event to a disabled endpoint, a clamped Recover said, the 409 in the page's words", func(t *testing.T) {
+		o := sys.owner(t)
+		rc := apitest.NewReceiver(t, nil)
+		ep := o.endpoint(rc.URL, nil)
+		spaced := rc.URL + "/a b"
+		if r := apitest.Do(t, "POST", sys.rt.URL+"/public/v1/webhook-endpoints", []byte(fmt.Sprintf(`{"url":%s,"events":["*"]}`, js(spaced))),
+			"Authorization", "Bearer "+o.key, "Content-Type", "application/json", "Idempotency-Key", fmt.Sprint(time.Now().UnixNano())); r.Status != http.StatusBadRequest {
+			t.Fatalf("the API answers a URL with a space inside with %d: %s", r.Status, r.Body)
+		}
+		o.open("/endpoints")
+		card := fmt.Sprintf(`.endpoint[data-id=%q]`, ep.ID)
+		o.waitFor(fmt.Sprintf(`document.querySelector(%s) !== null`, js(card+" .health .badge")))
+		o.do(chromedp.SetValue(chromedp.CSS("#new-url"), spaced))
+		o.click("#create-endpoint", "Create endpoint")
+		o.waitFor(`document.querySelector('#new-url').getAttribute('aria-invalid') === 'true'`)
+		if msg := o.text("#new-url-error"); !strings.Contains(msg, "no spaces") {
+			t.Fatalf("the URL field says %q", msg)
+		}
+		var page struct {
+			Data []json.RawMessage `json:"data"`
+		}
+		o.api("GET", "/webhook-endpoints", nil, &page)
+		if len(page.Data) != 1 {
+			t.Fatalf("%d endpoints after a spaced URL; want it refused before sending", len(page.Data))
+		}
+
+		o.click(card, "Disable")
+		o.waitFor(fmt.Sprintf(`document.querySelector(%s).textContent.startsWith('disabled')`, js(card+" .health .badge")))
+		o.click(card, "Send test event")
+		o.waitFor(fmt.Sprintf(`document.querySelector(%s) !== null`, js(card+" .warning")))
+		if msg := o.text(card + " .warning"); !strings.Contains(msg, "disabled") || strings.Contains(msg, "on its way") {
+			t.Fatalf("a test event to a disabled endpoint says %q", msg)
+		}
+
+		o.open("/dead-letter")
+		o.waitFor(`document.querySelector('#recover') !== null`)
+		o.click("#recover", "Recover since…")
+		o.waitFor(`document.querySelector('#recover-result .error') !== null`)
+		if msg := o.text("#recover-result .error"); !strings.Contains(msg, "ENDPOINT_DISABLED") || strings.Contains(msg, "PATCH") || !strings.Contains(msg, "Enable") {
+			t.Fatalf("the 409 says %q: want its code and the page's button, not a PATCH", msg)
+		}
+		o.api("PATCH", "/webhook-endpoints/"+ep.ID, map[string]any{"enabled": true}, nil)
+		o.open("/dead-letter")
+		o.waitFor(`document.querySelector('#recover') !== null`)
+		old := time.Now().Add(-20 * 24 * time.Hour).Format("2006-01-02T15:04")
+		o.eval(fmt.Sprintf(`document.querySelector('#recover-since').value = %s; true`, js(old)))
+		o.click("#recover", "Recover since…")
+		o.waitFor(`document.querySelector('#recover-result .notice') !== null`)
+		if msg := o.text("#recover-result"); !strings.Contains(msg, "reaches back only so far") {
+			t.Fatalf("a Recover 20 days back says %q: want the clamp said", msg)
+		}
+
+		o.open("/endpoints")
+		o.click(card, "Delete")
+		o.click("dialog.confirm", "Cancel")
+		o.waitFor(`document.querySelector('dialog.confirm') === null`)
+		o.api("GET", "/webhook-endpoints", nil, &page)
+		if len(page.Data) != 1 {
+			t.Fatal("Cancel deleted the endpoint")
+		}
+		o.click(card, "Delete")
+		o.click("dialog.confirm", "Delete endpoint")
+		o.waitFor(`document.querySelectorAll('.endpoint').length === 0`)
+		o.api("GET", "/webhook-endpoints", nil, &page)
+		if len(page.Data) != 0 {
+			t.Fatalf("%d endpoints after Delete endpoint", len(page.Data))
 		}
 	})
 }
