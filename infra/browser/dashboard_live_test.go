@@ -274,4 +274,42 @@ func TestDashboardHealthAndLive(t *testing.T) {
 			t.Fatalf("%d endpoints after Delete endpoint", len(page.Data))
 		}
 	})
+
+	t.Run("a second Recover while the recovery runs resumes it: the page says so, and each delivery is sent once", func(t *testing.T) {
+		o := sys.owner(t)
+		rc := apitest.NewReceiver(t, answer(http.StatusForbidden, "secret changed"))
+		ep := o.endpoint(rc.URL, nil)
+		const n = 101 // one more than a recovery's step: the recovery runs on to a second step
+		for i := range n {
+			o.contact(fmt.Sprintf("+7999300%04d", i), "bulk")
+		}
+		apitest.Eventually(t, 90*time.Second, "the dead deliveries", func() bool {
+			return len(o.deliveries("status=dead&cursor_limit=200&endpoint_id="+ep.ID)) == n
+		})
+		if got := len(rc.Requests()); got != n {
+			t.Fatalf("the receiver got %d requests before the recovery; want %d", got, n)
+		}
+		rc.SetRespond(nil)
+		o.open("/dead-letter?endpoint_id=" + ep.ID)
+		o.waitFor(`document.querySelector('#recover') !== null`)
+		o.click("#recover", "Recover since…")
+		o.waitFor(`document.querySelector('#recover-result .notice') !== null`)
+		first := o.text("#recover-result")
+		if !strings.Contains(first, "started") || !strings.Contains(first, "More remain") {
+			t.Fatalf("the first Recover says %q; want a started recovery with more to come", first)
+		}
+		o.eval(`document.querySelector('#recover-result').replaceChildren(); true`)
+		o.click("#recover", "Recover since…")
+		o.waitFor(`document.querySelector('#recover-result .notice') !== null`)
+		second := o.text("#recover-result")
+		if !strings.Contains(second, "already running") || strings.Contains(second, "queued to be sent again") {
+			t.Fatalf("the second Recover says %q; want the running recovery, no fresh count", second)
+		}
+		o.waitFor(fmt.Sprintf(`document.querySelector('#recover-progress .recovery')?.dataset.status === 'completed' && document.querySelector('#recover-progress').textContent.includes(%s)`,
+			js(fmt.Sprintf("%d queued: %d delivered, 0 failed again, 0 on their way", n, n))))
+		time.Sleep(2 * time.Second) // a delivery sent twice would have arrived
+		if got := len(rc.Requests()); got != 2*n {
+			t.Fatalf("the receiver got %d requests; want %d: each dead delivery and its one recovery", got, 2*n)
+		}
+	})
 }
