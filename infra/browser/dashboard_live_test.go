@@ -204,6 +204,12 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		if line := o.text("#live"); !strings.HasPrefix(line, "Updated") || strings.Contains(line, "could not") {
 			t.Fatalf("after the outage the view says %q", line)
 		}
+
+		// The deliveries list follows too: a new delivery appears on top, no reload.
+		o.eval(`document.querySelector('#nav a[data-view="deliveries"]').click(); true`)
+		o.waitFor(`document.querySelector('#live')?.textContent.startsWith('Updated') && document.querySelector('#deliveries') !== null`)
+		o.contact("+79990002101", "Lev")
+		o.waitFor(`document.querySelectorAll('#deliveries tbody tr').length === 2 && window.__sameDocument === true`)
 	})
 
 	t.Run("small defects: a spaced URL refused at its field, delete asks with Cancel, no test event to a disabled endpoint, a clamped Recover said, the 409 in the page's words", func(t *testing.T) {

@@ -2,6 +2,7 @@
 // list with "Load more".
 import { endpointLabel, endpointsList, get } from './api.js';
 import { badge, el, fmtTime, fromLocalInput, select, toLocalInput, zone } from './dom.js';
+import { live } from './live.js';
 import { button, current, go, link, load, render, view } from './page.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from './vocabulary.js';
 
@@ -93,16 +94,48 @@ export function pagedTable(token, headers, path, row) {
   more.hidden = true;
   let cursor = '';
   let shown = 0;
+  const rows = new Map(); // delivery id -> [its row, status and attempts it shows]
+  let newest = '';
+  const made = d => {
+    if (d.created_at > newest) newest = d.created_at;
+    const tr = labelCells(row(d), headers);
+    tr.dataset.id = d.id;
+    tr.dataset.status = d.status;
+    rows.set(d.id, [tr, d.status + ' ' + d.attempts_count]);
+    return tr;
+  };
+  // refresh reads the first page again: a row whose delivery changed is
+  // painted again in place, a delivery newer than every row goes on top.
+  async function refresh() {
+    const res = await get(path(''));
+    if (!current(token)) return;
+    const top = newest;
+    const fresh = [];
+    for (const d of res.data) {
+      const had = rows.get(d.id);
+      if (had) {
+        if (had[1] !== d.status + ' ' + d.attempts_count) had[0].replaceWith(made(d));
+      } else if (d.created_at > top) {
+        fresh.push(made(d));
+      }
+    }
+    if (fresh.length) {
+      tbody.prepend(...fresh);
+      shown += fresh.length;
+      status.textContent = `${shown} shown${cursor ? '' : ', no more'}.`;
+    }
+  }
   async function page() {
     const res = await get(path(cursor));
     if (!current(token)) return;
     const t0 = performance.now();
     const frag = document.createDocumentFragment();
-    for (const d of res.data) frag.append(labelCells(row(d), headers));
+    for (const d of res.data) if (!rows.has(d.id)) frag.append(made(d));
+    const added = frag.childNodes.length;
     tbody.append(frag);
     void tbody.offsetHeight; // layout included in the figure
     const ms = performance.now() - t0;
-    shown += res.data.length;
+    shown += added;
     document.body.dataset.renderMs = ms.toFixed(1);
     document.body.dataset.rows = String(res.data.length);
     console.info(`dashboard: rendered ${res.data.length} rows in ${ms.toFixed(1)} ms`);
@@ -111,7 +144,7 @@ export function pagedTable(token, headers, path, row) {
     status.classList.remove('loading');
     status.textContent = shown === 0 ? 'Nothing matches.' : `${shown} shown${cursor ? '' : ', no more'}.`;
   }
-  return { node: el('div', {}, table, status, el('div', { class: 'actions' }, more)), first: page };
+  return { node: el('div', {}, table, status, el('div', { class: 'actions' }, more)), first: page, refresh };
 }
 
 export function deliveries() {
@@ -121,7 +154,9 @@ export function deliveries() {
     const eps = await endpointsList(false);
     if (!current(token)) return;
     const list = pagedTable(token, DELIVERY_HEADERS, c => deliveryQuery(params, c), d => deliveryRow(d, eps));
-    view().append(filterForm(params, eps), list.node);
+    const updates = live(token, list.refresh);
+    view().append(filterForm(params, eps), updates.line, list.node);
     await list.first();
+    updates.start();
   });
 }
