@@ -13,7 +13,8 @@ import (
 )
 
 func dynamoClient(ctx context.Context, endpoint string) *dynamodb.Client {
-	cfg, _ := config.LoadDefaultConfig(ctx, config.WithHTTPClient(awsenv.HTTPClient()), config.WithRegion(local.Region),
+	cfg, _ := config.LoadDefaultConfig(ctx, config.WithRegion(local.Region),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+	cfg.HTTPClient = awsenv.OwnBodies(cfg.HTTPClient)
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) })
 }

@@ -20,11 +20,12 @@ const Region = "us-east-1"
 
 // Client returns a DynamoDB client of the DynamoDB Local at endpoint.
 func Client(endpoint string, opts ...func(*dynamodb.Options)) *dynamodb.Client {
-	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithHTTPClient(awsenv.HTTPClient()), config.WithRegion(Region), config.WithLogger(logging.Nop{}),
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(Region), config.WithLogger(logging.Nop{}),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 	if err != nil {
 		panic(err) // static configuration cannot fail to load
 	}
+	cfg.HTTPClient = awsenv.OwnBodies(cfg.HTTPClient)
 	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(endpoint), true
 	}}, opts...)...)

@@ -153,11 +153,12 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	r := &Runtime{cfg: cfg, fns: cfg.Template.Functions(), envs: map[string]map[string]string{}, http: map[string]app.HTTPHandler{}, invoke: map[string]app.InvokeHandler{}, stream: map[string]app.StreamHandler{}, queue: map[string]app.QueueHandler{}}
 	// The runtime's own clients cancel in-flight reads when it stops; the
 	// SDK's warnings about those bodies are noise.
-	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(awsenv.HTTPClient()), config.WithRegion(Region), config.WithLogger(logging.Nop{}),
+	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(Region), config.WithLogger(logging.Nop{}),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 	if err != nil {
 		return nil, err
 	}
+	awsCfg.HTTPClient = awsenv.OwnBodies(awsCfg.HTTPClient)
 	r.db = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(cfg.DynamoDBEndpoint), true
 	})

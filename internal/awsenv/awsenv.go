@@ -22,14 +22,16 @@ type Env func(string) string
 // Load returns the SDK configuration for env; the SDK's own log lines go
 // to log.
 func Load(ctx context.Context, env Env, log *slog.Logger) (aws.Config, error) {
-	opts := []func(*config.LoadOptions) error{config.WithLogger(sdkLogger{log}), config.WithHTTPClient(HTTPClient())}
+	opts := []func(*config.LoadOptions) error{config.WithLogger(sdkLogger{log})}
 	if r := env("AWS_REGION"); r != "" {
 		opts = append(opts, config.WithRegion(r))
 	}
 	if id := env("AWS_ACCESS_KEY_ID"); id != "" {
 		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(id, env("AWS_SECRET_ACCESS_KEY"), env("AWS_SESSION_TOKEN"))))
 	}
-	return config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg.HTTPClient = OwnBodies(cfg.HTTPClient)
+	return cfg, err
 }
 
 // sdkLogger writes the SDK's log lines as structured warnings/debug lines.

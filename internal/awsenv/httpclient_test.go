@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 // closable is a request body that fails reads once closed, as the SDK's
@@ -24,17 +26,17 @@ func (c *closable) Read(p []byte) (int, error) {
 
 func (c *closable) Close() error { c.closed = true; return nil }
 
-// lateWriter is a transport that answers before it has written the
-// request's body, and writes it when asked: net/http's write loop can
-// still be reading a body after the response is in.
+// lateWriter is a client that answers before it has written the request's
+// body, and writes it when asked: net/http's write loop can still be
+// reading a body after the response is in.
 type lateWriter struct{ write func() error }
 
-func (l *lateWriter) RoundTrip(r *http.Request) (*http.Response, error) {
+func (l *lateWriter) Do(r *http.Request) (*http.Response, error) {
 	l.write = func() error { _, err := io.ReadAll(r.Body); return err }
 	return &http.Response{StatusCode: 200, Body: http.NoBody}, nil
 }
 
-// The transport reads a body of its own: the SDK closing the request's
+// The client sends a body of its own: the SDK closing the request's
 // body once the response is in does not fail a write still under way.
 func TestTheTransportOwnsTheBodyItSends(t *testing.T) {
 	for _, tc := range []struct {
@@ -47,13 +49,13 @@ func TestTheTransportOwnsTheBodyItSends(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			next := &lateWriter{}
-			var rt http.RoundTripper = next
+			var c aws.HTTPClient = next
 			if tc.wrap {
-				rt = ownBody{next}
+				c = OwnBodies(next)
 			}
 			body := &closable{r: strings.NewReader(`{"QueueUrl":"q"}`)}
 			req, _ := http.NewRequest(http.MethodPost, "http://localhost/", body)
-			resp, err := rt.RoundTrip(req)
+			resp, err := c.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -55,7 +55,7 @@ func TestEverySendCarriesTheProjectGroupOnItsLane(t *testing.T) {
 	ctx := context.Background()
 	srv := awsemu.StartTestServer("us-east-1", "000000000000")
 	t.Cleanup(srv.Close)
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), HTTPClient: awsenv.HTTPClient()}
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), HTTPClient: awsenv.OwnBodies(nil)}
 	sqsc := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(srv.URL) })
 	schedc := scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(srv.URL) })
 	work, err := srv.SQS.CreateQueue("deliveries", nil)
