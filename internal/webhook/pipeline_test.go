@@ -695,10 +695,13 @@ func TestDispatcher(t *testing.T) {
 		for _, tc := range []struct {
 			name   string
 			events int
+			every  time.Duration // between the events' created_at
 			bulk   bool
 		}{
-			{"BulkAfter deliveries stay on the delivery queue", webhook.BulkAfter, false},
-			{"one more goes on the bulk lane", webhook.BulkAfter + 1, true},
+			{"BulkAfter deliveries stay on the delivery queue", webhook.BulkAfter, 0, false},
+			{"one more goes on the bulk lane", webhook.BulkAfter + 1, 0, true},
+			{"created over a second, they are a flood still", 2 * webhook.BulkAfter, time.Second / time.Duration(2*webhook.BulkAfter), true},
+			{"a steady sender's backlog read in one batch is not a flood", 2 * webhook.BulkAfter, time.Second / 10, false},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				p := newPipeline(t)
@@ -707,6 +710,7 @@ func TestDispatcher(t *testing.T) {
 				var evs []webhook.Outgoing
 				for range tc.events {
 					evs = append(evs, p.event(domain.EventContactCreated))
+					p.advance(tc.every)
 				}
 				other := p.event(domain.EventContactCreated)
 				other.Event.ProjectID = quiet
