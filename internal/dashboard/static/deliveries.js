@@ -1,7 +1,7 @@
 // The deliveries list: filters kept in the page URL's query, a cursor
 // list with "Load more".
 import { endpointLabel, endpointsList, get } from './api.js';
-import { badge, el, fmtTime, fromLocalInput, select, toLocalInput } from './dom.js';
+import { badge, el, fmtTime, fromLocalInput, hiddenText, select, toLocalInput } from './dom.js';
 import { button, current, go, link, load, render, view } from './page.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from './vocabulary.js';
 
@@ -79,7 +79,7 @@ export function deliveryRow(d, eps, extra) {
 export function pagedTable(token, headers, path, row) {
   const tbody = el('tbody', {});
   const table = el('div', { class: 'table-wrap' }, el('table', { id: 'deliveries' },
-    el('thead', {}, el('tr', {}, headers.map(h => el('th', { scope: 'col', class: h === 'Endpoint' ? 'hide-phone' : null }, h)))), tbody));
+    el('thead', {}, el('tr', {}, headers.map(h => el('th', { scope: 'col', class: h === 'Endpoint' ? 'hide-phone' : null }, h || hiddenText('Actions'))))), tbody));
   const status = el('p', { class: 'muted', 'aria-live': 'polite' }, 'Loading…');
   const more = button('Load more', 'secondary', () => page());
   more.hidden = true;

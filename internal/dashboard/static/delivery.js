@@ -32,7 +32,7 @@ export function detail(id) {
     attempts.replaceChildren(timeline(d.attempts || []));
     let pretty;
     try { pretty = JSON.stringify(d.payload, null, 2); } catch { pretty = String(d.payload); }
-    payload.replaceChildren(el('pre', { id: 'payload' }, pretty));
+    payload.replaceChildren(scrollable('pre', { id: 'payload' }, 'Payload', pretty));
   }
 
   async function refreshUntil(n) {
@@ -67,6 +67,13 @@ export function detail(id) {
   });
 }
 
+// scrollable is a box that scrolls what it holds (pre scrolls past its
+// max-height): focusable, so the keyboard scrolls it too, and named as a
+// region for the screen reader that lands on it.
+function scrollable(tag, attrs, name, ...children) {
+  return el(tag, { ...attrs, tabindex: 0, role: 'region', 'aria-label': name }, ...children);
+}
+
 function fact(name, ...value) {
   return [el('dt', {}, name), el('dd', {}, ...value)];
 }
@@ -86,7 +93,7 @@ function timeline(attempts) {
       el('div', { class: 'muted wrap' }, a.url),
       a.error ? el('div', {}, a.error) : null,
       a.next_attempt_at ? el('div', { class: 'muted' }, 'next attempt ', fmtTime(a.next_attempt_at)) : null,
-      a.response_body ? el('details', {}, el('summary', {}, 'Response body (first 4 KB)'), el('pre', { class: 'response-body' }, a.response_body)) : null);
+      a.response_body ? el('details', {}, el('summary', {}, 'Response body (first 4 KB)'), scrollable('pre', { class: 'response-body' }, 'Response body of attempt #' + a.attempt, a.response_body)) : null);
   }));
 }
 
@@ -116,8 +123,8 @@ async function showCaptures(token, box, insp, before) {
         page.data.length === 0 ? el('p', { class: 'muted' }, 'Nothing captured yet.') :
           el('ol', { class: 'timeline' }, page.data.map(q => el('li', { class: 'ok' },
             el('div', { class: 'attempt-head' }, el('strong', {}, q.method + ' ' + q.path), fmtTime(q.received_at), el('code', { class: 'muted' }, q.id)),
-            el('details', {}, el('summary', {}, 'Headers'), el('pre', {}, Object.entries(q.headers || {}).map(([k, v]) => `${k}: ${v}`).join('\n'))),
-            el('pre', { class: 'captured-body' }, q.body)))));
+            el('details', {}, el('summary', {}, 'Headers'), scrollable('pre', {}, 'Captured headers', Object.entries(q.headers || {}).map(([k, v]) => `${k}: ${v}`).join('\n'))),
+            scrollable('pre', { class: 'captured-body' }, 'Captured body', q.body)))));
       return;
     }
     await sleep(1000);

@@ -37,6 +37,12 @@ export function svg(tag, attrs, ...children) {
   return append(n, children);
 }
 
+// hiddenText is text a screen reader reads and the page does not show: the
+// name of a column of buttons or links, whose header is otherwise empty.
+export function hiddenText(text) {
+  return el('span', { class: 'visually-hidden' }, text);
+}
+
 export function badge(status) {
   return el('span', { class: 'badge s-' + status }, status);
 }

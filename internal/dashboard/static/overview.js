@@ -1,6 +1,6 @@
 // The overview: delivery charts and each endpoint's health.
 import { endpointsList, get } from './api.js';
-import { ago, badge, el, fmtTime } from './dom.js';
+import { ago, badge, el, fmtTime, hiddenText } from './dom.js';
 import { chart, successRate } from './chart.js';
 import { current, link, load, render, view } from './page.js';
 import { HEALTH_EVENT_TYPES, STATUS_DELIVERED } from './vocabulary.js';
@@ -61,6 +61,6 @@ function endpointHealth(eps, totals, health) {
     el('td', {}, healthEvent(health[ep.id])),
     el('td', {}, link('/deliveries?endpoint_id=' + ep.id, 'Deliveries'))));
   return el('div', { class: 'table-wrap' }, el('table', { id: 'health' },
-    el('thead', {}, el('tr', {}, ['Endpoint', 'State', 'Last success', 'Failing since', 'Consecutive failures', 'Success rate (24 h)', 'Latest health event', ''].map(h => el('th', { scope: 'col' }, h)))),
+    el('thead', {}, el('tr', {}, ['Endpoint', 'State', 'Last success', 'Failing since', 'Consecutive failures', 'Success rate (24 h)', 'Latest health event', ''].map(h => el('th', { scope: 'col' }, h || hiddenText('Links'))))),
     el('tbody', {}, rows)));
 }
