@@ -13,7 +13,6 @@ export function detail(id) {
   const attempts = el('div', {});
   const payload = el('div', {});
   const captured = el('div', { id: 'captured' });
-  view().append(head, actions, result, el('h2', {}, 'Attempts'), attempts, captured, el('h2', {}, 'Payload'), payload);
 
   let shownAttempts = 0;
   function paint(d, eps) {
@@ -50,6 +49,9 @@ export function detail(id) {
     if (!current(token)) return;
     document.title = d.id + ' · BOTIX webhooks';
     paint(d, eps);
+    // Shown filled, at once: headings shown before the facts arrive
+    // would be pushed down by them (a layout shift).
+    view().append(head, actions, result, el('h2', {}, 'Attempts'), attempts, captured, el('h2', {}, 'Payload'), payload);
     actions.replaceChildren(
       button('Retry now', null, async () => {
         const before = shownAttempts;
