@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,12 +22,17 @@ import (
 
 	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/ddblocal"
+	"github.com/botix/public-api/infra/docs"
 )
 
 // axePackage is the accessibility engine the test injects into each view,
 // fetched once with `npm pack` into the user's cache (as DynamoDB Local
 // is) and never committed.
 const axePackage = "axe-core@4.10.3"
+
+// axeFailing are the impacts of a violation that fail the test; the others
+// are logged.
+var axeFailing = []string{"serious", "critical"}
 
 // axeSource returns axe.min.js of axePackage, fetching it when missing.
 func axeSource(t *testing.T) string {
@@ -60,7 +66,8 @@ func axeSource(t *testing.T) string {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		fail(fmt.Sprintf("npm pack failed: %v: %s", err, strings.TrimSpace(out.String())))
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		fail(fmt.Sprintf("npm pack failed: %v: %s", err, lines[len(lines)-1]))
 	}
 	tgz, _ := filepath.Glob(filepath.Join(tmp, "*.tgz"))
 	if len(tgz) != 1 {
@@ -179,7 +186,7 @@ func TestDashboardAccessibility(t *testing.T) {
 	check := func(o *owner, name string) {
 		t.Helper()
 		for _, v := range o.axe(src) {
-			if v.Impact != "serious" && v.Impact != "critical" {
+			if !slices.Contains(axeFailing, v.Impact) {
 				t.Logf("%s: %s (%s): %s, on %d nodes", name, v.ID, v.Impact, v.Help, len(v.Nodes))
 				continue
 			}
@@ -199,4 +206,22 @@ func TestDashboardAccessibility(t *testing.T) {
 	login.do(chromedp.Navigate(sys.rt.URL + "/dashboard/"))
 	login.waitFor(`document.querySelector('#api-key') !== null`)
 	check(login, "login")
+}
+
+// TestDashboardAuditsAsDocumented: the guide states the tools' versions
+// and the bars the audits hold the views to, as the tests have them.
+func TestDashboardAuditsAsDocumented(t *testing.T) {
+	guide := docs.Read(t, docs.Contributors)
+	b := lighthouseBars
+	for _, want := range []string{
+		strings.ReplaceAll(axePackage, "@", " "),
+		"botix-public-api/" + strings.ReplaceAll(axePackage, "@", "-") + "/",
+		"impact `" + strings.Join(axeFailing, "` or `") + "`",
+		"Lighthouse " + strings.TrimPrefix(lighthousePackage, "lighthouse@"),
+		fmt.Sprintf("accessibility %d, best practices %d, performance at least %d, with a cumulative layout shift below %g", b.Accessibility, b.BestPractices, b.Performance, b.LayoutShift),
+	} {
+		if !strings.Contains(guide, want) {
+			t.Errorf("%s does not state %q", docs.Contributors, want)
+		}
+	}
 }
