@@ -1,7 +1,7 @@
 // The public API, called as any integrator calls it: the project's key as
 // a Bearer token, one Idempotency-Key per operation, errors as the
 // envelope gives them.
-import { session } from './session.js';
+import { isSessionToken, session } from './session.js';
 
 const API = '/public/v1';
 
@@ -44,7 +44,8 @@ async function call(method, path, body, idempotencyKey) {
   const retryAfter = Number(res.headers.get('Retry-After')) || 0;
   const err = new APIError(res.status, data && data.error, requestId, retryAfter, data && data.message);
   if (res.status === 401) {
-    unauthorized('The API refused the key: ' + err.message + (err.requestId ? ' (request_id ' + err.requestId + ')' : ''));
+    const what = isSessionToken(session.key) ? 'the dashboard session (expired or revoked)' : 'the key';
+    unauthorized('The API refused ' + what + ': ' + err.message + (err.requestId ? ' (request_id ' + err.requestId + ')' : ''));
     err.loggedOut = true;
   }
   throw err;

@@ -1,9 +1,10 @@
 // The dead letter: deliveries that will not be retried on their own, one
 // retry at a time or a recovery of an endpoint since a time.
 import { endpointsList, mutate } from './api.js';
-import { el, errorBox, fromLocalInput, noticeBox, select, toLocalInput } from './dom.js';
+import { append, el, errorBox, fromLocalInput, noticeBox, select, toLocalInput } from './dom.js';
 import { DELIVERY_HEADERS, deliveryQuery, deliveryRow, pagedTable } from './deliveries.js';
 import { busy, button, current, load, render, view } from './page.js';
+import { may } from './session.js';
 import { STATUS_DEAD } from './vocabulary.js';
 
 export function deadLetter() {
@@ -11,15 +12,15 @@ export function deadLetter() {
   load(token, async () => {
     const eps = await endpointsList(true);
     if (!current(token)) return;
-    const rowResult = d => el('td', {}, button('Retry', 'secondary', async b => {
+    const rowResult = d => el('td', {}, may('retry', button('Retry', 'secondary', async b => {
       const r = await mutate('POST', '/webhook-deliveries/' + d.id + '/retry');
       b.replaceWith(el('span', { class: 'notice', title: r.requestId }, 'queued'));
-    }));
+    })));
     const list = pagedTable(token, [...DELIVERY_HEADERS, 'Reason', ''],
       c => deliveryQuery(new URLSearchParams({ status: STATUS_DEAD }), c),
       d => { const tr = deliveryRow(d, eps, rowResult); tr.insertBefore(el('td', {}, d.dead_reason || ''), tr.lastChild); return tr; });
-    view().append(el('p', { class: 'muted' }, 'Deliveries that will not be retried on their own. Fix the receiver, then retry one or recover all of an endpoint since a time.'),
-      recoverForm(eps), list.node);
+    append(view(), [el('p', { class: 'muted' }, 'Deliveries that will not be retried on their own. Fix the receiver, then retry one or recover all of an endpoint since a time.'),
+      may('retry', recoverForm(eps)), list.node]);
     await list.first();
   });
 }

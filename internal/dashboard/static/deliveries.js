@@ -1,14 +1,14 @@
 // The deliveries list: filters kept in the page URL's query, a cursor
 // list with "Load more".
 import { endpointLabel, endpointsList, get } from './api.js';
-import { badge, el, fmtTime, fromLocalInput, select, toLocalInput } from './dom.js';
+import { append, badge, el, fmtTime, fromLocalInput, select, toLocalInput } from './dom.js';
 import { button, current, go, link, load, render, view } from './page.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from './vocabulary.js';
 
 const PAGE_SIZE = 50;
 const MAX_PAGE = 200;
 
-const FILTERS = ['event_id', 'status', 'event_type', 'endpoint_id', 'since', 'until', 'limit'];
+const FILTERS = ['event_id', 'request_id', 'status', 'event_type', 'endpoint_id', 'since', 'until', 'limit'];
 
 // EVENT_ID is what the API accepts as event_id (ids.Pattern, which
 // sdk/openapi.yaml's EventID states), with the blanks a copy from a log
@@ -38,6 +38,9 @@ function filterForm(params, eps) {
     pattern: EVENT_ID, placeholder: 'evt_…', spellcheck: 'false', autocomplete: 'off', title: 'An event id: the webhook-id header of a webhook (evt_ and 26 characters)' });
   const form = el('form', { class: 'card inline', id: 'filters', role: 'search' },
     el('label', { for: 'event_id' }, 'Event id', eventID),
+    // A request id comes from the header's search box (search.js): kept
+    // while the other filters change.
+    el('input', { type: 'hidden', name: 'request_id', value: params.get('request_id') || '' }),
     select('status', 'Status', [['', 'any'], ...DELIVERY_STATUSES.map(s => [s, s])], params.get('status') || ''),
     select('event_type', 'Event type', [['', 'any'], ...EVENT_TYPES.map(t => [t, t])], params.get('event_type') || ''),
     select('endpoint_id', 'Endpoint', [['', 'any'], ...eps.map(e => [e.id, e.url])], params.get('endpoint_id') || ''),
@@ -112,7 +115,9 @@ export function deliveries() {
     const eps = await endpointsList(false);
     if (!current(token)) return;
     const list = pagedTable(token, DELIVERY_HEADERS, c => deliveryQuery(params, c), d => deliveryRow(d, eps));
-    view().append(filterForm(params, eps), list.node);
+    append(view(), [filterForm(params, eps),
+      params.get('request_id') ? el('p', { id: 'request-filter' }, 'The delivery whose attempt sent request id ', el('code', {}, params.get('request_id')), '.') : null,
+      list.node]);
     await list.first();
   });
 }

@@ -1,9 +1,9 @@
 // One delivery: its facts, its attempts, its payload, and the two fixes
 // (retry now, redirect to an inspector).
 import { endpointLabel, endpointsList, get, mutate, sleep } from './api.js';
-import { badge, el, fmtTime, noticeBox } from './dom.js';
+import { append, badge, el, fmtTime, noticeBox } from './dom.js';
 import { button, current, link, load, render, view } from './page.js';
-import { session } from './session.js';
+import { may, session } from './session.js';
 
 export function detail(id) {
   const token = render('Delivery');
@@ -50,20 +50,21 @@ export function detail(id) {
     if (!current(token)) return;
     document.title = d.id + ' · BOTIX webhooks';
     paint(d, eps);
-    actions.replaceChildren(
-      button('Retry now', null, async () => {
+    append(actions, [
+      may('retry', button('Retry now', null, async () => {
         const before = shownAttempts;
         const r = await mutate('POST', '/webhook-deliveries/' + encodeURIComponent(id) + '/retry');
         result.replaceChildren(noticeBox('Retry queued: a manual attempt is on its way.', r.requestId));
         await refreshUntil(before);
-      }),
-      button('Redirect to inspector', 'secondary', async () => {
+      })),
+      // A redirect makes an inspector: a change only the key may make.
+      may('write', button('Redirect to inspector', 'secondary', async () => {
         const insp = await inspector();
         const before = insp.seen;
         const r = await mutate('POST', '/webhook-deliveries/' + encodeURIComponent(id) + '/redirect', { inspector_id: insp.id });
         result.replaceChildren(noticeBox('Redirect queued to inspector ' + insp.id + '.', r.requestId));
         await showCaptures(token, captured, insp, before);
-      }));
+      }))]);
   });
 }
 

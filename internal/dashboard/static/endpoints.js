@@ -4,6 +4,7 @@ import { endpointsList, get, mutate } from './api.js';
 import { append, badge, el, emptied, errorBox, fmtTime, noticeBox } from './dom.js';
 import { flowFacts, limitFields } from './endpoint-limits.js';
 import { busy, button, current, load, render, view } from './page.js';
+import { may } from './session.js';
 import { EVENT_TYPES, RECOVERY_RUNNING } from './vocabulary.js';
 
 function eventsFieldset(prefix, chosen) {
@@ -43,7 +44,7 @@ export function endpoints() {
   const token = render('Endpoints');
   const top = el('div', {});
   const listBox = el('div', { id: 'endpoint-list' });
-  view().append(top, createForm(top, () => paintList()), el('h2', {}, 'Registered'), listBox);
+  append(view(), [top, may('write', createForm(top, () => paintList())), el('h2', {}, 'Registered'), listBox]);
   async function paintList() {
     const eps = await endpointsList(true);
     if (!current(token)) return;
@@ -103,7 +104,7 @@ function endpointCard(ep, top, refresh) {
     el('div', { class: 'muted' }, 'Events: ', ep.events.join(', ')),
     flowFacts(ep),
     recovery,
-    el('div', { class: 'actions' },
+    may('write', el('div', { class: 'actions' },
       button('Edit', 'secondary', async () => edit()),
       button(ep.enabled ? 'Disable' : 'Enable', 'secondary', async () => {
         await mutate('PATCH', path, { enabled: !ep.enabled });
@@ -127,7 +128,7 @@ function endpointCard(ep, top, refresh) {
         }
         await mutate('DELETE', path);
         await refresh();
-      })),
+      }))),
     out]);
   const edit = () => {
     const url = el('input', { id: ep.id + '-url', type: 'url', required: true, value: ep.url });
