@@ -38,9 +38,6 @@ function filterForm(params, eps) {
     pattern: EVENT_ID, placeholder: 'evt_…', spellcheck: 'false', autocomplete: 'off', title: 'An event id: the webhook-id header of a webhook (evt_ and 26 characters)' });
   const form = el('form', { class: 'card inline', id: 'filters', role: 'search' },
     el('label', { for: 'event_id' }, 'Event id', eventID),
-    // A request id comes from the header's search box (search.js): kept
-    // while the other filters change.
-    el('input', { type: 'hidden', name: 'request_id', value: params.get('request_id') || '' }),
     select('status', 'Status', [['', 'any'], ...DELIVERY_STATUSES.map(s => [s, s])], params.get('status') || ''),
     select('event_type', 'Event type', [['', 'any'], ...EVENT_TYPES.map(t => [t, t])], params.get('event_type') || ''),
     select('endpoint_id', 'Endpoint', [['', 'any'], ...eps.map(e => [e.id, e.url])], params.get('endpoint_id') || ''),
@@ -53,7 +50,9 @@ function filterForm(params, eps) {
     e.preventDefault();
     const q = new URLSearchParams();
     for (const f of FILTERS) {
-      let v = form.elements[f].value.trim();
+      // A request id comes from the header's search box (search.js), not
+      // a field here: kept while the other filters change.
+      let v = form.elements[f] ? form.elements[f].value.trim() : params.get(f) || '';
       if (f === 'since' || f === 'until') v = fromLocalInput(v);
       if (f === 'limit' && v === String(PAGE_SIZE)) v = '';
       if (v) q.set(f, v);
