@@ -136,8 +136,12 @@ func TestDashboardSessions(t *testing.T) {
 		id, token := o.session("read", 600)
 		h := o.holder(t, token)
 		h.open("/")
-		h.waitFor(`document.getElementById('who-key').textContent.startsWith('read-only session')`)
+		// The overview read in full: no call of it is still on its way.
+		h.waitFor(`document.getElementById('who-key').textContent.startsWith('read-only session') && document.querySelector('#health tbody tr') !== null`)
 		o.api("DELETE", "/dashboard-sessions/"+id, nil, nil)
+		if h.storedKey() != token {
+			t.Fatal("the session ended before the next step")
+		}
 		h.do(chromedp.Click(`#nav a[data-view=deliveries]`))
 		h.waitFor(`document.querySelector('#api-key') !== null`)
 		if msg := h.text("#view .error"); !strings.Contains(msg, "dashboard session (expired or revoked)") {
@@ -171,6 +175,12 @@ func TestDashboardSessions(t *testing.T) {
 
 	t.Run("search by event id, delivery id and request id lands on the delivery", func(t *testing.T) {
 		rid := dead.Attempts[0].RequestID
+		// Two deliveries more, of another event, so that a search that did
+		// not filter would show three rows.
+		o.endpoint(apitest.NewReceiver(t, nil).URL, nil)
+		o.contact("+79990002002", "Oleg")
+		apitest.Eventually(t, 30*time.Second, "three deliveries", func() bool { return len(o.deliveries("")) == 3 })
+		o.open("/")
 		search := func(id string) {
 			o.eval(fmt.Sprintf(`document.getElementById('search-id').value = %s; document.getElementById('search').requestSubmit(); true`, js(id)))
 		}
