@@ -82,7 +82,7 @@ sdk-unit: $(PROGRESS)
 	@echo "sdk/php: composer validate, phpunit"
 	@cd sdk/php && composer validate --strict --no-interaction && phpunit
 
-## lint: go vet, gofmt (fails on any unformatted file), and the OpenAPI document with Redocly's recommended rules (npm).
+## lint: go vet, gofmt (fails on any unformatted file), Redocly's recommended rules on the OpenAPI document and ESLint on the dashboard's ES modules (both npm).
 lint: $(PROGRESS)
 	$(PROGRESS) $(GO) vet $$($(GO) list ./... | $(WITHOUT_HEAVY_TESTS))
 	@for m in $(SDK_MODULES); do echo "go vet ./... in $$m"; (cd $$m && $(PROGRESS) $(GO) vet ./...) || exit 1; done

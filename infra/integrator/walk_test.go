@@ -2,17 +2,11 @@ package integrator_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"testing"
-	"time"
 
-	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
-	"github.com/botix/public-api/internal/domain"
-	"github.com/botix/public-api/internal/ids"
-	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/sdk/go/botix"
 )
 
@@ -24,16 +18,7 @@ func TestWalkerResumesAtAnItem(t *testing.T) {
 	pc := &pageCounter{}
 	project, key := localtest.Project(t, rt, "")
 	ctx := context.Background()
-	end := time.Now().Add(-time.Minute)
-	contacts := make([]domain.Contact, 1000)
-	for i := range contacts {
-		at := end.Add(-time.Duration(len(contacts)-i) * time.Millisecond)
-		contacts[i] = domain.Contact{ID: ids.New(ids.Contact, at), Phone: fmt.Sprintf("+7999400%04d", i), Name: "walk", Tags: []string{}, CreatedAt: ids.Timestamp(at)}
-	}
-	s := store.New(rt.DynamoDB(), dynamotest.TablesOf(rt.Tables()))
-	if err := s.SeedContacts(ctx, project, contacts, 8); err != nil {
-		t.Fatal(err)
-	}
+	seedContacts(t, rt, project, "+7999400", 1000)
 	params := botix.ContactListParams{ListParams: botix.ListParams{Limit: 37}}
 
 	seen := map[string]int{}

@@ -194,14 +194,7 @@ func TestDeliveryLogAndManualActions(t *testing.T) {
 		if r := c.post("/public/v1/messages", uuid.NewString(), `{"contact_id":"`+contact+`","text":"again"}`); r.Status != 202 {
 			t.Fatal(string(r.Body))
 		}
-		var d webhook.Delivery
-		apitest.Eventually(t, 10*time.Second, "delivery to the doomed endpoint", func() bool {
-			ds := deliveriesOf(t, s, project, gone.ID)
-			if len(ds) == 1 {
-				d = ds[0]
-			}
-			return d.ID != ""
-		})
+		d := onlyDelivery(t, s, project, gone.ID, 10*time.Second, "delivery to the doomed endpoint", func(d webhook.Delivery) bool { return d.ID != "" })
 		c.delete(gone.ID)
 		if r := c.post("/public/v1/webhook-deliveries/"+d.ID+"/redirect", uuid.NewString(), `{"inspector_id":"`+insp.ID+`"}`); r.Status != 202 {
 			t.Fatalf("%d %s", r.Status, r.Body)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/infra/template"
@@ -221,13 +222,7 @@ func contractProblem(resp *http.Response, body []byte) string {
 	if resp.StatusCode < 400 {
 		return ""
 	}
-	var env struct {
-		Error struct {
-			Code      string `json:"code"`
-			Message   string `json:"message"`
-			RequestID string `json:"request_id"`
-		} `json:"error"`
-	}
+	var env apitest.ErrorEnvelope
 	if err := json.Unmarshal(body, &env); err != nil {
 		return "not the error envelope"
 	}

@@ -75,11 +75,7 @@ func TestHTTPContract(t *testing.T) {
 			if r.Status != c.status || r.ErrorCode() != c.code {
 				t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.ErrorCode(), c.status, c.code, r.Body)
 			}
-			var env struct {
-				Error struct {
-					RequestID string `json:"request_id"`
-				} `json:"error"`
-			}
+			var env apitest.ErrorEnvelope
 			r.JSON(t, &env)
 			if env.Error.RequestID != r.Header.Get("X-Request-Id") || !requestID.MatchString(env.Error.RequestID) {
 				t.Fatalf("envelope request_id %q vs header %q", env.Error.RequestID, r.Header.Get("X-Request-Id"))

@@ -82,28 +82,16 @@ type sqsMapping struct {
 }
 
 func sqsMappings(fns map[string]template.Function) ([]*sqsMapping, error) {
-	var out []*sqsMapping
-	for name, fn := range fns {
-		for _, e := range fn.Events() {
-			if e.Type != "SQS" {
-				continue
-			}
-			att, _ := asMap(e.Properties["Queue"])["Fn::GetAtt"].([]any)
-			if len(att) != 2 || att[1] != "Arn" {
-				return nil, fmt.Errorf("local: %s.%s: Queue must be !GetAtt <Queue>.Arn", name, e.Name)
-			}
-			partial := false
-			for _, t := range asSlice(e.Properties["FunctionResponseTypes"]) {
-				partial = partial || t == "ReportBatchItemFailures"
-			}
-			out = append(out, &sqsMapping{
-				function: name, queue: fmt.Sprint(att[0]), batchSize: intProp(e.Properties, "BatchSize", 10),
-				concurrency: intProp(asMap(e.Properties["ScalingConfig"]), "MaximumConcurrency", 5), partial: partial,
-			})
+	return eventSources(fns, "SQS", "Queue", "Queue", "Arn", func(function, queue string, e template.Event) (*sqsMapping, error) {
+		partial := false
+		for _, t := range asSlice(e.Properties["FunctionResponseTypes"]) {
+			partial = partial || t == "ReportBatchItemFailures"
 		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].function < out[j].function })
-	return out, nil
+		return &sqsMapping{
+			function: function, queue: queue, batchSize: intProp(e.Properties, "BatchSize", 10),
+			concurrency: intProp(asMap(e.Properties["ScalingConfig"]), "MaximumConcurrency", 5), partial: partial,
+		}, nil
+	})
 }
 
 func asSlice(v any) []any {

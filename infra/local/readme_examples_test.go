@@ -3,7 +3,6 @@ package local_test
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/botix/public-api/infra/docs"
+	"github.com/botix/public-api/infra/freeport"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
 )
@@ -203,16 +203,6 @@ func (r *readerRuntimes) replacer(script string, receivers map[string]string) *s
 // that the test needs none of them free.
 var receiverPorts = []string{"9000", "9100"}
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
 // TestReadmeExamples runs every shell and Go block of the README and the
 // guides, in the order a reader runs them, against runtimes configured as
 // make run configures its own (only the ports differ, KEY holds the seeded
@@ -235,9 +225,13 @@ func TestReadmeExamples(t *testing.T) {
 		mu.Unlock()
 	}
 	rts := &readerRuntimes{t: t, record: record, byPort: map[string]*local.Runtime{}, aws: map[string]string{}}
+	free, err := freeport.Pick(len(receiverPorts))
+	if err != nil {
+		t.Fatal(err)
+	}
 	receivers := map[string]string{}
-	for _, p := range receiverPorts {
-		receivers[p] = freePort(t)
+	for i, p := range receiverPorts {
+		receivers[p] = strconv.Itoa(free[i])
 	}
 	root, err := docs.Root()
 	if err != nil {

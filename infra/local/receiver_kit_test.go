@@ -96,12 +96,7 @@ func TestReceiverKitDuplicateWhileProcessing(t *testing.T) {
 	h.Verifier.Secrets = []string{ep.Secret}
 	c.contact("+79990010002")
 
-	var d pipeline.Delivery
-	apitest.Eventually(t, 30*time.Second, "the delivery ended", func() bool {
-		ds := deliveriesOf(t, s, project, ep.ID)
-		if len(ds) == 1 {
-			d = ds[0]
-		}
+	d := onlyDelivery(t, s, project, ep.ID, 30*time.Second, "the delivery ended", func(d pipeline.Delivery) bool {
 		return d.Status == pipeline.StatusDelivered || d.Status == pipeline.StatusDead
 	})
 	attempts, err := s.Deliveries().Attempts(context.Background(), project, d.ID)

@@ -30,6 +30,7 @@ import (
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/app/registry"
+	"github.com/botix/public-api/internal/awsenv"
 )
 
 // Region, account and credentials of the local stand-in for AWS.
@@ -155,6 +156,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	awsCfg.HTTPClient = awsenv.OwnBodies(awsCfg.HTTPClient)
 	r.db = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(cfg.DynamoDBEndpoint), true
 	})

@@ -3,7 +3,8 @@ package local
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -28,27 +29,41 @@ type streamMapping struct {
 }
 
 func streamMappings(fns map[string]template.Function) ([]*streamMapping, error) {
-	var out []*streamMapping
-	for name, fn := range fns {
-		for _, e := range fn.Events() {
-			if e.Type != "DynamoDB" {
+	return eventSources(fns, "DynamoDB", "Stream", "Table", "StreamArn", func(function, table string, e template.Event) (*streamMapping, error) {
+		filters, err := parseFilters(asMap(e.Properties["FilterCriteria"]))
+		if err != nil {
+			return nil, err
+		}
+		return &streamMapping{
+			function: function, table: table, filters: filters,
+			batchSize: intProp(e.Properties, "BatchSize", 100), maxRetries: intProp(e.Properties, "MaximumRetryAttempts", -1),
+		}, nil
+	})
+}
+
+// eventSources reads the events of type typ (SQS, DynamoDB) of the
+// functions, in the order of the functions' names. Each event's property
+// prop must be !GetAtt <resource>.<attr> (a resource of kind, for the
+// error); mapping makes what the runtime polls from the function's name,
+// the resource's logical id and the event.
+func eventSources[M any](fns map[string]template.Function, typ, prop, kind, attr string, mapping func(function, resource string, e template.Event) (M, error)) ([]M, error) {
+	var out []M
+	for _, name := range slices.Sorted(maps.Keys(fns)) {
+		for _, e := range fns[name].Events() {
+			if e.Type != typ {
 				continue
 			}
-			att, _ := e.Properties["Stream"].(map[string]any)["Fn::GetAtt"].([]any)
-			if len(att) != 2 || att[1] != "StreamArn" {
-				return nil, fmt.Errorf("local: %s.%s: Stream must be !GetAtt <Table>.StreamArn", name, e.Name)
+			att, _ := asMap(e.Properties[prop])["Fn::GetAtt"].([]any)
+			if len(att) != 2 || att[1] != attr {
+				return nil, fmt.Errorf("local: %s.%s: %s must be !GetAtt <%s>.%s", name, e.Name, prop, kind, attr)
 			}
-			filters, err := parseFilters(asMap(e.Properties["FilterCriteria"]))
+			m, err := mapping(name, fmt.Sprint(att[0]), e)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, &streamMapping{
-				function: name, table: fmt.Sprint(att[0]), filters: filters,
-				batchSize: intProp(e.Properties, "BatchSize", 100), maxRetries: intProp(e.Properties, "MaximumRetryAttempts", -1),
-			})
+			out = append(out, m)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].function < out[j].function })
 	return out, nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/google/uuid"
 
+	"github.com/botix/public-api/infra/apitest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
 )
@@ -266,13 +267,7 @@ func TestTheLocalAPIAnswersLoopbackHostsOnly(t *testing.T) {
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
 			status, body := apiCall(t, rt, tc.method, tc.path, tc.host, key, tc.body)
-			var env struct {
-				Error struct {
-					Code      string `json:"code"`
-					Message   string `json:"message"`
-					RequestID string `json:"request_id"`
-				} `json:"error"`
-			}
+			var env apitest.ErrorEnvelope
 			_ = json.Unmarshal(body, &env)
 			if status != 404 || env.Error.Code != "NOT_FOUND" || !strings.HasPrefix(env.Error.RequestID, "req_") || !strings.Contains(env.Error.Message, tc.host) {
 				t.Fatalf("%d %s, want 404 NOT_FOUND in the error envelope naming the Host", status, body)

@@ -192,14 +192,7 @@ func TestWebhookFailureModes(t *testing.T) {
 		rc := apitest.NewReceiver(t, nil)
 		ep := c.endpoint("http://127.0.0.1:1/hooks") // nothing listens on port 1
 		c.contact("+79990004004")
-		var d webhook.Delivery
-		apitest.Eventually(t, 15*time.Second, "second attempt", func() bool {
-			ds := deliveriesOf(t, s, project, ep.ID)
-			if len(ds) == 1 {
-				d = ds[0]
-			}
-			return d.Attempts >= 2
-		})
+		d := onlyDelivery(t, s, project, ep.ID, 15*time.Second, "second attempt", func(d webhook.Delivery) bool { return d.Attempts >= 2 })
 		if d.LastErrorClass != webhook.ClassConnection {
 			t.Fatalf("delivery %+v", d)
 		}
@@ -280,6 +273,20 @@ func deliveriesOf(t *testing.T, s *store.Store, project, endpointID string) []we
 		t.Fatal(err)
 	}
 	return res.Items
+}
+
+// onlyDelivery waits up to limit for the endpoint's one delivery to satisfy
+// ok (what names the wait when it times out), and returns it.
+func onlyDelivery(t *testing.T, s *store.Store, project, endpointID string, limit time.Duration, what string, ok func(webhook.Delivery) bool) webhook.Delivery {
+	t.Helper()
+	var d webhook.Delivery
+	apitest.Eventually(t, limit, what, func() bool {
+		if ds := deliveriesOf(t, s, project, endpointID); len(ds) == 1 {
+			d = ds[0]
+		}
+		return ok(d)
+	})
+	return d
 }
 
 // crashOnce panics the first time it runs: a Lambda dying mid-invocation.

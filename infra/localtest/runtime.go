@@ -22,6 +22,7 @@ import (
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/admin"
 	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/awsenv"
 )
 
 // Runtime starts the local runtime on a free port over fresh tables and
@@ -80,6 +81,7 @@ func AWSConfig(t testing.TB, rt *local.Runtime) aws.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.HTTPClient = awsenv.OwnBodies(cfg.HTTPClient)
 	return cfg
 }
 

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/freeport"
 	"github.com/botix/public-api/infra/procout"
 
 	"github.com/botix/public-api/infra/apitest"
@@ -63,16 +64,6 @@ func build(t *testing.T, root string) (rie, bin string) {
 	return rie, bin
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // emulator is one bootstrap running under RIE.
 type emulator struct {
 	url string
@@ -82,7 +73,11 @@ type emulator struct {
 
 func start(t *testing.T, rie, bootstrap string, env map[string]string, timeout time.Duration) *emulator {
 	t.Helper()
-	port, apiPort := freePort(t), freePort(t)
+	ports, err := freeport.Pick(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, apiPort := ports[0], ports[1]
 	cmd := exec.Command(rie, "--runtime-interface-emulator-address", fmt.Sprintf("127.0.0.1:%d", port),
 		"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", apiPort), "--log-level", "error", bootstrap)
 	cmd.Dir = filepath.Dir(bootstrap)

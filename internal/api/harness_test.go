@@ -171,3 +171,26 @@ func (h *harness) count(kind string) int {
 func newKey() string { return uuid.NewString() }
 
 func authHash(k string) string { return auth.Hash(k) }
+
+// answerCase is a call of a handler and the status and error code ("" for
+// none) its answer must have.
+type answerCase struct {
+	name   string
+	f      app.HTTPHandler
+	ev     events.APIGatewayV2HTTPRequest
+	status int
+	code   string
+}
+
+// checkAnswers makes each case's call in a subtest of its name.
+func checkAnswers(t *testing.T, cases []answerCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := call(t, c.f, c.ev)
+			if r.StatusCode != c.status || code(r) != c.code {
+				t.Fatalf("got %d %s, want %d %s: %s", r.StatusCode, code(r), c.status, c.code, r.Body)
+			}
+		})
+	}
+}

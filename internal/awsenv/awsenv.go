@@ -29,7 +29,9 @@ func Load(ctx context.Context, env Env, log *slog.Logger) (aws.Config, error) {
 	if id := env("AWS_ACCESS_KEY_ID"); id != "" {
 		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(id, env("AWS_SECRET_ACCESS_KEY"), env("AWS_SESSION_TOKEN"))))
 	}
-	return config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg.HTTPClient = OwnBodies(cfg.HTTPClient)
+	return cfg, err
 }
 
 // sdkLogger writes the SDK's log lines as structured warnings/debug lines.

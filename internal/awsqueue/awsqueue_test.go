@@ -13,6 +13,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/botix/public-api/infra/awsemu"
+	"github.com/botix/public-api/internal/awsenv"
 	"github.com/botix/public-api/internal/webhook"
 )
 
@@ -53,7 +54,7 @@ func TestEverySendCarriesTheProjectGroup(t *testing.T) {
 	ctx := context.Background()
 	srv := awsemu.StartTestServer("us-east-1", "000000000000")
 	t.Cleanup(srv.Close)
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), HTTPClient: awsenv.OwnBodies(nil)}
 	sqsc := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(srv.URL) })
 	schedc := scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(srv.URL) })
 	work, err := srv.SQS.CreateQueue("deliveries", nil)

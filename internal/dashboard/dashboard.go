@@ -78,6 +78,9 @@ type Vocabulary struct {
 	StatusDelivered, StatusDead string
 	// RecoveryRunning is a recovery's status while it continues by itself.
 	RecoveryRunning string
+	// HealthStates are an endpoint's health states, worst first: the
+	// order the page lists endpoints in.
+	HealthStates []string
 }
 
 // APIVocabulary is the API's vocabulary: the domain's event types and the
@@ -98,6 +101,7 @@ func APIVocabulary() Vocabulary {
 		StatusDelivered:  string(webhook.StatusDelivered),
 		StatusDead:       string(webhook.StatusDead),
 		RecoveryRunning:  string(webhook.RecoveryRunning),
+		HealthStates:     webhook.HealthStates,
 	}
 }
 
@@ -112,6 +116,7 @@ func (v Vocabulary) placeholders() map[string][]string {
 		"status_delivered":   {v.StatusDelivered},
 		"status_dead":        {v.StatusDead},
 		"recovery_running":   {v.RecoveryRunning},
+		"health_states":      v.HealthStates,
 	}
 }
 

@@ -47,6 +47,7 @@ func TestPageCarriesTheAPIsVocabulary(t *testing.T) {
 		"status-delivered":   statusWords(webhook.StatusDelivered),
 		"status-dead":        statusWords(webhook.StatusDead),
 		"recovery-running":   {string(webhook.RecoveryRunning)},
+		"health-states":      webhook.HealthStates,
 	}
 	metas := pageMetas(t, s)
 	for name, words := range want {
@@ -103,13 +104,20 @@ func TestStylesNameKnownStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := slices.Concat(statusWords(webhook.Statuses...), []string{"enabled", "disabled"})
-	for _, m := range regexp.MustCompile(`\.(s|bar|l)-([a-z_]+)`).FindAllStringSubmatch(string(css), -1) {
+	for _, m := range regexp.MustCompile(`\.(s|bar|l|h)-([a-z_]+)`).FindAllStringSubmatch(string(css), -1) {
 		ok := slices.Contains(known, m[2])
-		if m[1] != "s" {
+		if m[1] == "h" {
+			ok = slices.Contains(webhook.HealthStates, m[2])
+		} else if m[1] != "s" {
 			ok = slices.Contains(webhook.Outcomes, webhook.Status(m[2]))
 		}
 		if !ok {
 			t.Errorf("app.css styles %s, which the API does not have", m[0])
+		}
+	}
+	for _, h := range webhook.HealthStates {
+		if !regexp.MustCompile(regexp.QuoteMeta(".h-"+h) + `\b`).Match(css) {
+			t.Errorf("app.css has no .h-%s: an endpoint in that health state has an uncoloured badge", h)
 		}
 	}
 	for _, o := range webhook.Outcomes {

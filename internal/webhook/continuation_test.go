@@ -100,6 +100,22 @@ func newRecoveryPipeline(t *testing.T) *recoveryPipeline {
 	return p
 }
 
+// fail dispatches n contact.created events, a millisecond apart, and
+// delivers each to a receiver that answers 401; then the receiver answers
+// 200 again, and what the queue holds so far counts as handled.
+func (p *recoveryPipeline) fail(n int) {
+	p.t.Helper()
+	p.poster.Answer = answer(401, "")
+	for range n {
+		sent := len(p.queue.Sent())
+		p.dispatch(p.event(domain.EventContactCreated))
+		p.deliverFrom(sent)
+		p.advance(time.Millisecond)
+	}
+	p.handled = len(p.queue.Sent())
+	p.poster.Answer = nil
+}
+
 // run dispatches the steps saved so far and handles the queue's messages,
 // moving the clock to each continuation's due time, until nothing is
 // left; it returns the delays the continuations were sent with.
@@ -142,16 +158,8 @@ func TestRecoveryContinuesByItself(t *testing.T) {
 	p := newRecoveryPipeline(t)
 	ep := p.endpoint(domain.EventContactCreated)
 	since := p.clock()
-	p.poster.Answer = answer(401, "")
 	const failed = 350
-	for range failed {
-		n := len(p.queue.Sent())
-		p.dispatch(p.event(domain.EventContactCreated))
-		p.deliverFrom(n)
-		p.advance(time.Millisecond)
-	}
-	p.handled = len(p.queue.Sent())
-	p.poster.Answer = nil
+	p.fail(failed)
 	posted := len(p.poster.Posted())
 
 	call, err := p.rc.Recover(context.Background(), project, ep, since, p.clock())
@@ -201,15 +209,7 @@ func TestRecoveryReplays(t *testing.T) {
 		p := newRecoveryPipeline(t)
 		ep := p.endpoint(domain.EventContactCreated)
 		since := p.clock()
-		p.poster.Answer = answer(401, "")
-		for range 2*webhook.MaxRecoveryBatch + 10 {
-			n := len(p.queue.Sent())
-			p.dispatch(p.event(domain.EventContactCreated))
-			p.deliverFrom(n)
-			p.advance(time.Millisecond)
-		}
-		p.handled = len(p.queue.Sent())
-		p.poster.Answer = nil
+		p.fail(2*webhook.MaxRecoveryBatch + 10)
 		if _, err := p.rc.Recover(context.Background(), project, ep, since, p.clock()); err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/sivchari/kumo"
 
 	"github.com/botix/public-api/infra/awsemu"
+	"github.com/botix/public-api/internal/awsenv"
 )
 
 // The same calls, through the AWS SDK, against this package and against
@@ -60,7 +61,7 @@ func TestConformsToAnIndependentEmulator(t *testing.T) {
 // clients are SDK clients of an emulator at base, configured as the
 // functions' are (checksum validation on).
 func clients(base string) (*sqs.Client, *scheduler.Client) {
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), HTTPClient: awsenv.OwnBodies(nil)}
 	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(base) }),
 		scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(base) })
 }

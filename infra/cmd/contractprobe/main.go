@@ -33,6 +33,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/freeport"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/admin"
@@ -126,10 +127,11 @@ func run(ctx context.Context, perOp, minExchanges, seed int) (int, error) {
 		return 0, err
 	}
 
-	port, err := freePort()
+	ports, err := freeport.Pick(1)
 	if err != nil {
 		return 0, err
 	}
+	port := ports[0]
 	prismURL := "http://127.0.0.1:" + strconv.Itoa(port)
 	var prismLog bytes.Buffer
 	prism := command(ctx, dir, filepath.Join(dir, "node_modules", ".bin", "prism"), "proxy", "--host", "127.0.0.1", "--port", strconv.Itoa(port),
@@ -272,15 +274,6 @@ func command(ctx context.Context, dir, name string, args ...string) *exec.Cmd {
 	c.Dir = dir
 	c.Stdout, c.Stderr = os.Stderr, os.Stderr
 	return c
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func waitListening(ctx context.Context, port int, limit time.Duration) error {

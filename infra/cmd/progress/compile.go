@@ -20,15 +20,7 @@ func compileStep(ctx context.Context, args []string) *step {
 		c.needed(ctx, args, stderr)
 		cmd := command(ctx, withFlag(args, "-v"))
 		cmd.Stdout = stdout
-		pipe, err := cmd.StderrPipe()
-		if err != nil {
-			return exitCode(err, stderr)
-		}
-		if err := cmd.Start(); err != nil {
-			return exitCode(err, stderr)
-		}
-		c.read(pipe, stderr)
-		return exitCode(cmd.Wait(), stderr)
+		return runReading(cmd, cmd.StderrPipe, func(r io.Reader) { c.read(r, stderr) }, stderr)
 	}
 	return s
 }

@@ -22,15 +22,7 @@ func testStep(ctx context.Context, args []string) *step {
 		t.listPackages(ctx, args, stderr)
 		cmd := command(ctx, withFlag(args, "-json"))
 		cmd.Stderr = stderr
-		pipe, err := cmd.StdoutPipe()
-		if err != nil {
-			return exitCode(err, stderr)
-		}
-		if err := cmd.Start(); err != nil {
-			return exitCode(err, stderr)
-		}
-		t.read(pipe, stdout)
-		return exitCode(cmd.Wait(), stderr)
+		return runReading(cmd, cmd.StdoutPipe, func(r io.Reader) { t.read(r, stdout) }, stderr)
 	}
 	return s
 }

@@ -33,6 +33,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/botix/public-api/infra/ticker"
 )
 
 func main() {
@@ -59,24 +61,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		s.label = *label
 	}
 	rep := &reporter{out: stderr, label: s.label, every: *every, start: time.Now()}
-	done, quiet := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(quiet)
-		t := time.NewTicker(*every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case now := <-t.C:
-				key, line := s.status()
-				rep.tick(now, key, line)
-			}
-		}
-	}()
+	quiet := ticker.Every(*every, func(now time.Time) {
+		key, line := s.status()
+		rep.tick(now, key, line)
+	})
 	code := s.run(ctx, stdout, stderr)
-	close(done)
-	<-quiet
+	quiet()
 	return code
 }
 
@@ -134,6 +124,20 @@ func command(ctx context.Context, args []string) *exec.Cmd {
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 10 * time.Second
 	return cmd
+}
+
+// runReading starts cmd, gives read the output that pipe (cmd.StdoutPipe or
+// cmd.StderrPipe) opens until it closes, and returns cmd's exit code.
+func runReading(cmd *exec.Cmd, pipe func() (io.ReadCloser, error), read func(io.Reader), stderr io.Writer) int {
+	out, err := pipe()
+	if err != nil {
+		return exitCode(err, stderr)
+	}
+	if err := cmd.Start(); err != nil {
+		return exitCode(err, stderr)
+	}
+	read(out)
+	return exitCode(cmd.Wait(), stderr)
 }
 
 func exitCode(err error, stderr io.Writer) int {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -172,5 +174,18 @@ func TestAnyOtherCommandIsSaidToBeStillRunningAndKeepsItsExitCode(t *testing.T) 
 	}
 	if !strings.HasPrefix(stderr.String(), "sleepy: still running, 0s\n") {
 		t.Errorf("stderr %q, want a still-running line", stderr.String())
+	}
+}
+
+// TestRunReadingGivesTheReaderThePipeAndKeepsTheExitCode: the build and
+// test steps read one of the child's outputs (go build -v's stderr, go test
+// -json's stdout) through runReading.
+func TestRunReadingGivesTheReaderThePipeAndKeepsTheExitCode(t *testing.T) {
+	var stderr bytes.Buffer
+	cmd := command(context.Background(), []string{"sh", "-c", "echo one; echo two; exit 3"})
+	var read []byte
+	code := runReading(cmd, cmd.StdoutPipe, func(r io.Reader) { read, _ = io.ReadAll(r) }, &stderr)
+	if code != 3 || string(read) != "one\ntwo\n" || stderr.Len() != 0 {
+		t.Errorf("code %d, read %q, stderr %q; want 3, the child's stdout, nothing", code, read, stderr.String())
 	}
 }

@@ -1,5 +1,7 @@
 // chart draws stats buckets as bars stacked by outcome, with the totals as
-// the caption and each bar's counts as its tooltip.
+// the caption and each bar's counts as its tooltip. The bars count
+// attempts (by the status each left its delivery in); the caption adds the
+// deliveries, which a retried delivery counts once.
 import { el, pad, svg } from './dom.js';
 import { ATTEMPT_OUTCOMES } from './vocabulary.js';
 
@@ -42,14 +44,15 @@ export function chart(title, stats, unit) {
     }
   });
   return el('figure', { class: 'chart' },
-    el('figcaption', {}, `${title}: ${counts(stats.totals)}`),
+    el('figcaption', {}, `${title}: ${counts(stats.totals)} attempts; ${stats.totals.deliveries} deliveries`),
     s,
     el('div', { class: 'legend', 'aria-hidden': 'true' }, ATTEMPT_OUTCOMES.map(o => el('span', { class: 'l-' + o }, o))));
 }
 
-// successRate is the share of attempts counted as delivered.
+// successRate is the share of attempts counted as delivered (attempts, not
+// deliveries: a delivery tried five times is five of them).
 export function successRate(t, delivered) {
   if (!t) return '—';
   const all = sum(t);
-  return all === 0 ? 'no attempts' : `${(100 * t[delivered] / all).toFixed(1)} % of ${all}`;
+  return all === 0 ? 'no attempts' : `${(100 * t[delivered] / all).toFixed(1)} % of ${all} attempts`;
 }

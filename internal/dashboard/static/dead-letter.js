@@ -1,38 +1,180 @@
-// The dead letter: deliveries that will not be retried on their own, one
-// retry at a time or a recovery of an endpoint since a time.
-import { endpointsList, mutate } from './api.js';
-import { append, el, errorBox, fromLocalInput, noticeBox, select, toLocalInput } from './dom.js';
-import { DELIVERY_HEADERS, deliveryQuery, deliveryRow, pagedTable } from './deliveries.js';
-import { busy, button, current, load, render, view } from './page.js';
+// The dead letter: deliveries that will not be retried on their own,
+// filtered by endpoint, reason, event type and time (in the page URL's
+// query), one retry at a time or a recovery of an endpoint since a time,
+// whose progress the view follows. The rows follow their deliveries as
+// they change (dead → queued → delivered or dead again): live.js.
+import { endpointsList, get, mutate } from './api.js';
+import { append, el, errorBox, fmtTime, fromLocalInput, noticeBox, select, toLocalInput, zone } from './dom.js';
+import { DELIVERY_HEADERS, deliveryRow, labelCells } from './deliveries.js';
+import { byHealth, progressLine, recoverySettled } from './health.js';
+import { live } from './live.js';
+import { busy, button, current, go, link, load, render, view } from './page.js';
 import { may } from './session.js';
-import { STATUS_DEAD } from './vocabulary.js';
+import { EVENT_TYPES, RECOVERY_RUNNING, STATUS_DEAD, STATUS_DELIVERED } from './vocabulary.js';
+
+// FILTERS are the view's filters: all but reason are the API's; reason
+// ("contains", case-insensitive) is applied by the page to what it read.
+const FILTERS = ['endpoint_id', 'reason', 'event_type', 'since', 'until'];
+const HEADERS = [...DELIVERY_HEADERS, 'Reason', 'Retry'];
+const PAGE = 100;
+
+function apiQuery(params, extra) {
+  const q = new URLSearchParams(extra);
+  for (const f of FILTERS) if (f !== 'reason' && params.get(f)) q.set(f, params.get(f));
+  return '/webhook-deliveries?' + q;
+}
 
 export function deadLetter() {
+  const params = new URLSearchParams(location.search);
   const token = render('Dead letter');
+  const reason = (params.get('reason') || '').toLowerCase();
   load(token, async () => {
     const eps = await endpointsList(true);
     if (!current(token)) return;
-    const rowResult = d => el('td', {}, may('retry', button('Retry', 'secondary', async b => {
-      const r = await mutate('POST', '/webhook-deliveries/' + d.id + '/retry');
-      b.replaceWith(el('span', { class: 'notice', title: r.requestId }, 'queued'));
-    })));
-    const list = pagedTable(token, [...DELIVERY_HEADERS, 'Reason', ''],
-      c => deliveryQuery(new URLSearchParams({ status: STATUS_DEAD }), c),
-      d => { const tr = deliveryRow(d, eps, rowResult); tr.insertBefore(el('td', {}, d.dead_reason || ''), tr.lastChild); return tr; });
-    append(view(), [el('p', { class: 'muted' }, 'Deliveries that will not be retried on their own. Fix the receiver, then retry one or recover all of an endpoint since a time.'),
-      may('retry', recoverForm(eps)), list.node]);
-    await list.first();
+    const tbody = el('tbody', {});
+    const status = el('p', { class: 'muted loading', id: 'dead-status', 'aria-live': 'polite' }, 'Loading…');
+    const rows = new Map(); // delivery id -> { tr, d, retried: attempts count at the retry, or -1 }
+    const recovery = { node: el('div', { id: 'recover-progress' }), follow: null };
+    let cursor = '';
+    const more = button('Load more', 'secondary', () => page());
+    more.hidden = true;
+
+    const paintRow = (entry, d) => {
+      entry.d = d;
+      const retry = el('td', { class: 'retry' }, retryCell(entry));
+      const tr = deliveryRow(d, eps, () => [el('td', { class: 'wrap reason' }, d.dead_reason || ''), retry]);
+      tr.dataset.id = d.id;
+      tr.dataset.status = d.status;
+      labelCells(tr, HEADERS);
+      if (entry.tr) entry.tr.replaceWith(tr);
+      entry.tr = tr;
+      return tr;
+    };
+    // retryCell is a dead row's Retry, or what became of the retry: queued
+    // while the delivery is on its way, then delivered or dead again
+    // (never a lasting "queued" the new attempt contradicts).
+    const retryCell = entry => {
+      const d = entry.d;
+      if (entry.retried >= 0) {
+        if (d.status === STATUS_DELIVERED) return el('span', { class: 'notice' }, 'retried: delivered');
+        if (d.status === STATUS_DEAD && d.attempts_count > entry.retried) {
+          return [el('span', { class: 'error' }, 'retried: failed again', d.last_error_class ? ' (' + d.last_error_class + ')' : ''), retryButton(entry)];
+        }
+        return el('span', { class: 'on-way' }, 'retry queued, on its way');
+      }
+      return d.status === STATUS_DEAD ? retryButton(entry) : el('span', { class: 'muted' }, d.status === STATUS_DELIVERED ? STATUS_DELIVERED : 'on its way');
+    };
+    const retryButton = entry => may('retry', button('Retry', 'secondary', async () => {
+      await mutate('POST', '/webhook-deliveries/' + entry.d.id + '/retry');
+      entry.retried = entry.d.attempts_count;
+      paintRow(entry, { ...entry.d, status: 'queued' });
+    }));
+
+    const matches = d => !reason || (d.dead_reason || '').toLowerCase().includes(reason);
+    async function page() {
+      const res = await get(apiQuery(params, { status: STATUS_DEAD, cursor_limit: String(PAGE), ...(cursor ? { cursor } : {}) }));
+      if (!current(token)) return;
+      for (const d of res.data.filter(matches)) {
+        if (!rows.has(d.id)) {
+          const entry = { retried: -1 };
+          rows.set(d.id, entry);
+          tbody.append(paintRow(entry, d));
+        }
+      }
+      cursor = res.has_more ? res.next_cursor : '';
+      more.hidden = !cursor;
+      tellCount();
+    }
+    const tellCount = () => {
+      status.classList.remove('loading');
+      const dead = [...rows.values()].filter(e => e.d.status === STATUS_DEAD).length;
+      status.textContent = rows.size === 0 ? 'Nothing matches.'
+        : `${rows.size} shown, ${dead} still dead${cursor ? '' : ', no more'}.` + (reason ? ` Reason filter “${reason}” applied by the page to what it read.` : '');
+    };
+
+    // refresh follows what the view shows: the rows' deliveries (read again
+    // among every status, since the oldest row), new dead ones on top, and
+    // the recovery being followed.
+    async function refresh() {
+      const shown = [...rows.values()].map(e => e.d.created_at).sort();
+      // Ten minutes before the oldest row: the API's since bounds the
+      // event's time (exclusive), which comes before its deliveries.
+      const since = params.get('since') || (shown[0] ? new Date(new Date(shown[0]) - 600000).toISOString() : '');
+      const res = await get(apiQuery(params, { cursor_limit: '200', ...(since ? { since } : {}) }));
+      if (!current(token)) return;
+      for (const d of res.data) {
+        const entry = rows.get(d.id);
+        if (entry) {
+          if (entry.d.status !== d.status || entry.d.attempts_count !== d.attempts_count) paintRow(entry, d);
+        } else if (d.status === STATUS_DEAD && matches(d) && (!shown.length || d.created_at >= shown[shown.length - 1])) {
+          const fresh = { retried: -1 };
+          rows.set(d.id, fresh);
+          tbody.prepend(paintRow(fresh, d));
+        }
+      }
+      tellCount();
+      if (recovery.follow) await recovery.follow();
+    }
+
+    const updates = live(token, refresh);
+    const table = el('div', { class: 'table-wrap' }, el('table', { id: 'deliveries', class: 'stack' },
+      el('thead', {}, el('tr', {}, HEADERS.map(h => el('th', { scope: 'col' }, h)))), tbody));
+    append(view(), [
+      el('p', { class: 'muted' }, 'Deliveries that will not be retried on their own. Fix the receiver, then retry one or recover all of an endpoint since a time.'),
+      filterForm(params, eps), may('retry', recoverForm(eps, params, recovery)), recovery.node, updates.line, table, status, el('div', { class: 'actions' }, more)]);
+    await page();
+    updates.start();
   });
 }
 
-function recoverForm(eps) {
+function filterForm(params, eps) {
+  const since = el('input', { id: 'dl-since', name: 'since', type: 'datetime-local', value: toLocalInput(params.get('since')) });
+  const until = el('input', { id: 'dl-until', name: 'until', type: 'datetime-local', value: toLocalInput(params.get('until')) });
+  const reason = el('input', { id: 'dl-reason', name: 'reason', type: 'search', value: params.get('reason') || '', placeholder: 'e.g. 403', autocomplete: 'off' });
+  const z = zone(new Date());
+  const form = el('form', { class: 'card inline', id: 'dead-filters', role: 'search' },
+    select('dl-endpoint', 'Endpoint', [['', 'any'], ...byHealth(eps).map(e => [e.id, e.url])], params.get('endpoint_id') || ''),
+    el('label', { for: 'dl-reason' }, 'Reason contains', reason),
+    select('dl-event-type', 'Event type', [['', 'any'], ...EVENT_TYPES.map(t => [t, t])], params.get('event_type') || ''),
+    el('label', { for: 'dl-since' }, `Since (${z})`, since),
+    el('label', { for: 'dl-until' }, `Until (${z})`, until),
+    el('button', { type: 'submit' }, 'Apply'),
+    link('/dead-letter', 'Clear'));
+  form.addEventListener('submit', e => {
+    e.preventDefault();
+    const q = new URLSearchParams();
+    const values = { endpoint_id: form.elements['dl-endpoint'].value, reason: reason.value.trim(), event_type: form.elements['dl-event-type'].value,
+      since: fromLocalInput(since.value), until: fromLocalInput(until.value) };
+    for (const f of FILTERS) if (values[f]) q.set(f, values[f]);
+    go('/dead-letter' + (q.toString() ? '?' + q : ''));
+  });
+  return form;
+}
+
+// defaultEndpoint is the one to recover: the filtered endpoint, else the
+// worst enabled one (a disabled endpoint cannot be recovered).
+function defaultEndpoint(eps, params) {
+  if (params.get('endpoint_id') && eps.some(e => e.id === params.get('endpoint_id'))) return params.get('endpoint_id');
+  const ep = byHealth(eps).find(e => e.enabled) || eps[0];
+  return ep && ep.id;
+}
+
+function recoverForm(eps, params, recovery) {
+  if (eps.length === 0) return el('p', { class: 'muted' }, 'No endpoints, nothing to recover.');
   const since = el('input', { id: 'recover-since', name: 'since', type: 'datetime-local', required: true, value: toLocalInput(new Date(Date.now() - 24 * 3600 * 1000).toISOString()) });
   const out = el('div', { id: 'recover-result' });
   const form = el('form', { class: 'card inline', id: 'recover' },
-    select('recover-endpoint', 'Endpoint', eps.map(e => [e.id, e.url]), eps[0] && eps[0].id),
-    el('label', { for: 'recover-since' }, 'Failed or dead since', since),
+    select('recover-endpoint', 'Endpoint', byHealth(eps).map(e => [e.id, e.url + (e.health && e.health.state ? ' (' + e.health.state + ')' : '')]), defaultEndpoint(eps, params)),
+    el('label', { for: 'recover-since' }, `Failed or dead since (${zone(new Date())})`, since),
     el('button', { type: 'submit' }, 'Recover since…'),
     out);
+  const follow = (epID, id) => async () => {
+    const ep = await get('/webhook-endpoints/' + epID);
+    const r = ep.recovery;
+    if (!r || r.id !== id) return;
+    recovery.node.replaceChildren(el('div', { class: 'card recovery', 'data-id': r.id, 'data-status': r.status }, progressLine(r)));
+    if (recoverySettled(r)) recovery.follow = null;
+  };
   form.addEventListener('submit', e => {
     e.preventDefault();
     busy(form.querySelector('button[type=submit]'), async () => {
@@ -40,12 +182,27 @@ function recoverForm(eps) {
       if (!sinceISO) throw new Error('choose a time to recover from');
       const epID = form.elements['recover-endpoint'].value;
       if (!epID) throw new Error('there is no endpoint to recover');
+      // A recovery of this endpoint that runs already is answered as it
+      // stands by the API: the page says so instead of a fresh count.
+      const before = (await get('/webhook-endpoints/' + epID)).recovery;
       const r = await mutate('POST', '/webhook-endpoints/' + epID + '/recover', { since: sinceISO });
-      const more = r.data.has_more ? ' More remain: the recovery continues by itself, a step at a time at the pace the endpoint can take; follow it on the endpoint’s card under Endpoints.' : '';
-      const skipped = r.data.skipped ? ` ${r.data.skipped} re-sent by a recovery in the last 15 minutes were left alone.` : '';
-      out.replaceChildren(noticeBox(`Recovery ${r.data.recovery_id} ${r.data.status}: ${r.data.queued} failed or dead deliveries since ${r.data.since} queued to be sent again (${r.data.deliveries} by this recovery in all).${skipped}${more}`, r.requestId));
+      const text = [];
+      if (before && before.status === RECOVERY_RUNNING && before.id === r.data.recovery_id) {
+        text.push(`Recovery ${r.data.recovery_id} was already running: this click started nothing new and sent nothing again. Its progress is below.`);
+      } else {
+        text.push(`Recovery ${r.data.recovery_id} started: ${r.data.queued} failed or dead deliveries queued to be sent again in its first step.`);
+        if (r.data.skipped) text.push(` ${r.data.skipped} re-sent by a recovery in the last 15 minutes were left alone.`);
+        if (r.data.has_more) text.push(' More remain: it continues by itself, a step at a time at the pace the endpoint can take.');
+        // The API recovers a bounded window: a since further back is
+        // moved forward, and the page says so.
+        if (new Date(r.data.since) - new Date(sinceISO) > 1000) {
+          text.push(' A recovery reaches back only so far: it starts from ', fmtTime(r.data.since), ', not from the time asked.');
+        }
+      }
+      out.replaceChildren(noticeBox(text, r.requestId));
+      recovery.follow = follow(epID, r.data.recovery_id);
+      await recovery.follow();
     }, err => out.replaceChildren(errorBox(err)));
   });
-  if (eps.length === 0) return el('p', { class: 'muted' }, 'No endpoints, nothing to recover.');
   return form;
 }

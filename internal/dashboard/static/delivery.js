@@ -1,9 +1,11 @@
 // One delivery: its facts, its attempts, its payload, and the two fixes
 // (retry now, redirect to an inspector).
 import { endpointLabel, endpointsList, get, mutate, sleep } from './api.js';
-import { append, badge, el, fmtTime, noticeBox } from './dom.js';
+import { confirmDialog } from './confirm.js';
+import { append, badge, el, errorBox, fmtTime, noticeBox } from './dom.js';
 import { button, current, link, load, render, view } from './page.js';
 import { may, session } from './session.js';
+import { STATUS_DELIVERED } from './vocabulary.js';
 
 export function detail(id) {
   const token = render('Delivery');
@@ -16,7 +18,9 @@ export function detail(id) {
   view().append(head, actions, result, el('h2', {}, 'Attempts'), attempts, captured, el('h2', {}, 'Payload'), payload);
 
   let shownAttempts = 0;
+  let shown = null;
   function paint(d, eps) {
+    shown = d;
     shownAttempts = (d.attempts || []).length;
     head.replaceChildren(el('div', { class: 'card' }, el('dl', { class: 'facts' },
       fact('Delivery', el('code', {}, d.id)),
@@ -35,14 +39,17 @@ export function detail(id) {
     payload.replaceChildren(el('pre', { id: 'payload' }, pretty));
   }
 
+  // refreshUntil follows the delivery until it has more than n attempts
+  // and returns it (null when the view was left or it took too long).
   async function refreshUntil(n) {
-    for (let i = 0; i < 20 && current(token); i++) {
+    for (let i = 0; i < 30 && current(token); i++) {
       await sleep(1000);
       const d = await get('/webhook-deliveries/' + encodeURIComponent(id));
-      if (!current(token)) return;
+      if (!current(token)) return null;
       paint(d, await endpointsList(false));
-      if ((d.attempts || []).length > n) return;
+      if ((d.attempts || []).length > n) return d;
     }
+    return null;
   }
 
   load(token, async () => {
@@ -52,10 +59,22 @@ export function detail(id) {
     paint(d, eps);
     append(actions, [
       may('retry', button('Retry now', null, async () => {
+        if (shown && shown.status === STATUS_DELIVERED &&
+          !await confirmDialog('This delivery was delivered: the receiver took it. Retry sends it again (the same webhook-id, which a receiver de-duplicates on).', 'Send it again')) return;
         const before = shownAttempts;
         const r = await mutate('POST', '/webhook-deliveries/' + encodeURIComponent(id) + '/retry');
-        result.replaceChildren(noticeBox('Retry queued: a manual attempt is on its way.', r.requestId));
-        await refreshUntil(before);
+        result.replaceChildren(el('div', { class: 'pending-box', role: 'status' }, 'Retry queued: a manual attempt is on its way.'));
+        const d = await refreshUntil(before);
+        if (!current(token)) return;
+        const last = d && d.attempts[d.attempts.length - 1];
+        if (!last) {
+          result.replaceChildren(noticeBox('Retry queued; no new attempt yet: the view shows it when it comes.', r.requestId));
+        } else if (last.status_code >= 200 && last.status_code < 300) {
+          result.replaceChildren(noticeBox(`The manual attempt was delivered (HTTP ${last.status_code}).`, r.requestId));
+        } else {
+          const box = errorBox({ message: `The manual attempt failed: ${last.status_code ? 'HTTP ' + last.status_code : 'no answer'}${last.error_class ? ' (' + last.error_class + ')' : ''}. The delivery is ${d.status}.`, requestId: r.requestId });
+          result.replaceChildren(box);
+        }
       })),
       // A redirect makes an inspector: a change only the key may make.
       may('write', button('Redirect to inspector', 'secondary', async () => {
@@ -83,7 +102,7 @@ function timeline(attempts) {
         el('span', {}, `${a.duration_ms} ms`),
         el('span', {}, a.status_code ? 'HTTP ' + a.status_code : 'no answer'),
         a.error_class ? el('code', {}, a.error_class) : null,
-        el('code', { class: 'muted', title: 'the webhook-id / X-Botix-Request-Id of this attempt' }, a.request_id)),
+        el('code', { class: 'muted', title: 'the X-Botix-Request-Id header this attempt was sent with (new for every attempt; the webhook-id header is the event id)' }, a.request_id)),
       el('div', { class: 'muted wrap' }, a.url),
       a.error ? el('div', {}, a.error) : null,
       a.next_attempt_at ? el('div', { class: 'muted' }, 'next attempt ', fmtTime(a.next_attempt_at)) : null,

@@ -43,13 +43,22 @@ export function badge(status) {
 
 export function pad(n) { return String(n).padStart(2, '0'); }
 
-// fmtTime shows a time in the browser's zone; the exact RFC 3339 value is
-// the element's title.
+// The page shows every time in one zone, the browser's, each labelled with
+// it as an offset from UTC ("UTC+03:00", "UTC-03:30"): the offset of that
+// instant, so a time across a daylight-saving change says so.
+export function zone(d) {
+  const off = -d.getTimezoneOffset();
+  const sign = off < 0 ? '-' : '+';
+  return `UTC${sign}${pad(Math.floor(Math.abs(off) / 60))}:${pad(Math.abs(off) % 60)}`;
+}
+
+// fmtTime shows a time in the browser's zone, with the zone; the exact
+// RFC 3339 value is the element's title.
 export function fmtTime(iso) {
   if (!iso) return el('span', { class: 'muted' }, '—');
   const d = new Date(iso);
   if (isNaN(d)) return el('span', {}, iso);
-  const text = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  const text = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone(d)}`;
   return el('time', { datetime: iso, title: iso }, text);
 }
 
@@ -60,12 +69,12 @@ export function ago(iso) {
   return el('time', { datetime: iso, title: iso }, text);
 }
 
-// clock shows a time of day in the browser's zone (the RFC 3339 value is
-// the title).
+// clock shows a time of day in the browser's zone, with the zone (the
+// RFC 3339 value is the title).
 export function clock(iso) {
   const d = new Date(iso);
   if (isNaN(d)) return el('span', {}, iso);
-  return el('time', { datetime: iso, title: iso }, `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`);
+  return el('time', { datetime: iso, title: iso }, `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone(d)}`);
 }
 
 // toLocalInput and fromLocalInput convert between RFC 3339 (the API's and
@@ -82,9 +91,17 @@ export function fromLocalInput(v) {
   return isNaN(d) ? '' : d.toISOString().replace('.000Z', 'Z');
 }
 
-// errorBox shows an API error as the envelope gives it: message and request id.
+// HINTS say what a dashboard user does about an API error whose message
+// speaks to an API client (a 409 ENDPOINT_DISABLED names the PATCH that
+// enables the endpoint): the button that does it.
+const HINTS = {
+  ENDPOINT_DISABLED: 'The endpoint is disabled: enable it (Endpoints, its card, Enable), then try again.',
+};
+
+// errorBox shows an API error as the envelope gives it: message and request
+// id; an error with a HINTS entry shows the hint instead of the message.
 export function errorBox(err) {
-  const box = el('div', { class: 'error', role: 'alert' }, err.message || String(err));
+  const box = el('div', { class: 'error', role: 'alert' }, HINTS[err.code] || err.message || String(err));
   if (err.code) box.prepend(el('strong', {}, err.code + ': '));
   if (err.requestId) box.append(el('span', { class: 'rid' }, 'request_id: ', el('code', {}, err.requestId)));
   return box;
@@ -100,4 +117,32 @@ export function noticeBox(text, requestId) {
 export function select(id, label, options, value) {
   return el('label', { for: id }, label,
     el('select', { id, name: id }, options.map(([v, text]) => el('option', { value: v, selected: v === value }, text))));
+}
+
+// fieldErrors puts an API error's problems at the fields of a form (by
+// their name: the API's field), aria-invalid on each, and clears the
+// others. check(input) may add a problem the page finds itself. It
+// returns whether any field has a problem.
+export function fieldErrors(form, err, check) {
+  let any = false;
+  for (const input of form.querySelectorAll('input[name], select[name], textarea[name]')) {
+    if (input.type === 'checkbox') continue;
+    const name = input.name;
+    const problem = (check && check(input)) || (err && err.details && err.details[name]) || (err && err.field === name ? err.message : '') || '';
+    let box = document.getElementById(input.id + '-error');
+    if (!box && problem) {
+      box = el('span', { class: 'field-error', id: input.id + '-error' });
+      input.after(box);
+      input.setAttribute('aria-describedby', box.id);
+    }
+    if (box) box.textContent = problem;
+    if (problem) { input.setAttribute('aria-invalid', 'true'); any = true; } else input.removeAttribute('aria-invalid');
+  }
+  return any;
+}
+
+// badURL is what is wrong with an endpoint URL the API would refuse that
+// the page can tell at once: blanks inside it ("" when none).
+export function badURL(v) {
+  return /\s/.test(v.trim()) ? 'A URL has no spaces: remove them (a space inside is %20).' : '';
 }

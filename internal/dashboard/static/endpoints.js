@@ -1,11 +1,14 @@
 // The endpoints: register one, and each one's card to edit, disable,
 // rotate its secret, test it or delete it.
 import { endpointsList, get, mutate } from './api.js';
-import { append, badge, el, emptied, errorBox, fmtTime, noticeBox } from './dom.js';
+import { confirmDialog } from './confirm.js';
+import { append, badURL, el, emptied, errorBox, fieldErrors, noticeBox } from './dom.js';
 import { flowFacts, limitFields } from './endpoint-limits.js';
+import { byHealth, healthBadge, healthCause, progressLine } from './health.js';
+import { live } from './live.js';
 import { busy, button, current, load, render, view } from './page.js';
 import { may } from './session.js';
-import { EVENT_TYPES, RECOVERY_RUNNING } from './vocabulary.js';
+import { EVENT_TYPES } from './vocabulary.js';
 
 function eventsFieldset(prefix, chosen) {
   const all = chosen.includes('*');
@@ -44,13 +47,24 @@ export function endpoints() {
   const token = render('Endpoints');
   const top = el('div', {});
   const listBox = el('div', { id: 'endpoint-list' });
-  append(view(), [top, may('write', createForm(top, () => paintList())), el('h2', {}, 'Registered'), listBox]);
-  async function paintList() {
+  // cards are the shown endpoints' cards by id, each with its live parts.
+  let cards = new Map();
+  // refresh keeps the cards' health and recovery current (live.js); a card
+  // being edited is left as it is.
+  const updates = live(token, async () => {
     const eps = await endpointsList(true);
     if (!current(token)) return;
-    listBox.replaceChildren(...(eps.length === 0 ? [el('p', { class: 'muted' }, 'None yet.')] : eps.map(ep => endpointCard(ep, top, paintList))));
+    if (eps.length !== cards.size || eps.some(ep => !cards.has(ep.id))) return paintList();
+    await Promise.all(eps.map(ep => cards.get(ep.id).update(ep)));
+  });
+  append(view(), [top, may('write', createForm(top, () => paintList())), el('h2', {}, 'Registered'), updates.line, listBox]);
+  async function paintList() {
+    const eps = byHealth(await endpointsList(true));
+    if (!current(token)) return;
+    cards = new Map(eps.map(ep => [ep.id, endpointCard(ep, top, paintList)]));
+    listBox.replaceChildren(...(eps.length === 0 ? [el('p', { class: 'muted' }, 'None yet.')] : [...cards.values()].map(c => c.card)));
   }
-  load(token, paintList);
+  load(token, async () => { await paintList(); updates.start(); });
 }
 
 function createForm(top, done) {
@@ -66,43 +80,46 @@ function createForm(top, done) {
   form.addEventListener('submit', e => {
     e.preventDefault();
     busy(form.querySelector('button[type=submit]'), async () => {
+      if (fieldErrors(form, null, i => i === url ? badURL(url.value) : '')) throw new Error('The URL has a problem: see its field.');
       const body = { url: url.value.trim(), events: checkedEvents(form) };
       if (desc.value.trim()) body.description = desc.value.trim();
       for (const [field, v] of Object.entries(limits.values())) if (v !== null) body[field] = v;
       const r = await mutate('POST', '/webhook-endpoints', body);
       limits.showErrors(null);
+      fieldErrors(form, null);
       top.replaceChildren(secretPanel('Signing secret of ' + r.data.id, r.data.secret));
       form.reset();
       await done();
-    }, err => { limits.showErrors(err); top.replaceChildren(errorBox(err)); });
+    }, err => { fieldErrors(form, err, i => i === url ? badURL(url.value) : ''); limits.showErrors(err); top.replaceChildren(errorBox(err)); });
   });
   return form;
-}
-
-// recoveryLine tells an endpoint's latest recovery (GET of the endpoint)
-// as it stands, as text and time nodes.
-function recoveryLine(r) {
-  const counts = `${r.queued} queued to be sent again` + (r.skipped ? `, ${r.skipped} left alone (re-sent by a recovery shortly before)` : '');
-  if (r.status === RECOVERY_RUNNING) {
-    return [`Recovery ${r.id} running: ${counts} so far, failed or dead since `, fmtTime(r.since), '; it continues by itself',
-      ...(r.next_step_at ? [', next step at ', fmtTime(r.next_step_at)] : []), '.'];
-  }
-  return [`Last recovery ${r.id} completed: ${counts}, failed or dead since `, fmtTime(r.since), ' (finished ', fmtTime(r.updated_at), ').'];
 }
 
 function endpointCard(ep, top, refresh) {
   const card = el('div', { class: 'card endpoint', 'data-id': ep.id });
   const out = el('div', {});
   const recovery = el('div', { class: 'muted recovery' });
+  const health = el('div', { class: 'health' });
+  const flow = el('div', {});
   const path = '/webhook-endpoints/' + ep.id;
-  get(path).then(full => { if (full.recovery) recovery.replaceChildren(...recoveryLine(full.recovery)); }, () => {});
-  // append skips an absent line; replaceChildren would show it as "null".
-  const show = () => append(emptied(card), [
-    el('div', { class: 'attempt-head' }, el('strong', { class: 'wrap' }, ep.url), badge(ep.enabled ? 'enabled' : 'disabled'), el('code', { class: 'muted' }, ep.id)),
+  let editing = false;
+  // update shows the endpoint's health, flow and latest recovery as they
+  // stand (fresh: the list's newer copy of ep, or null to keep it).
+  const update = async fresh => {
+    if (fresh) ep = fresh;
+    if (editing) return;
+    // append skips an absent part; replaceChildren would show it as "null".
+    append(emptied(health), [healthBadge(ep.health), healthCause(ep.health)]);
+    flow.replaceChildren(flowFacts(ep));
+    const full = await get(path);
+    if (full.recovery) recovery.replaceChildren(...progressLine(full.recovery)); else emptied(recovery);
+  };
+  const show = () => { editing = false; append(emptied(card), [
+    el('div', { class: 'attempt-head' }, el('strong', { class: 'wrap' }, ep.url), el('code', { class: 'muted' }, ep.id)),
+    health,
     ep.description ? el('div', {}, ep.description) : null,
-    ep.disabled_reason ? el('div', { class: 'muted' }, 'Disabled: ', ep.disabled_reason) : null,
     el('div', { class: 'muted' }, 'Events: ', ep.events.join(', ')),
-    flowFacts(ep),
+    flow,
     recovery,
     may('write', el('div', { class: 'actions' },
       button('Edit', 'secondary', async () => edit()),
@@ -117,22 +134,24 @@ function endpointCard(ep, top, refresh) {
         top.scrollIntoView();
       }),
       button('Send test event', 'secondary', async () => {
-        const r = await mutate('POST', path + '/test');
-        out.replaceChildren(noticeBox('A webhook.test event is on its way (' + (r.data.event_id || 'queued') + ').', r.requestId));
-      }),
-      button('Delete', 'danger', async b => {
-        if (b.dataset.confirm !== 'yes') {
-          b.dataset.confirm = 'yes';
-          b.textContent = 'Confirm delete';
+        // A disabled endpoint is sent nothing: the test would die at once.
+        if (!ep.enabled) {
+          out.replaceChildren(el('div', { class: 'warning', role: 'status' }, 'The endpoint is disabled: a test event would not be sent to it. Enable it first, then send the test event.'));
           return;
         }
+        const r = await mutate('POST', path + '/test');
+        out.replaceChildren(noticeBox('A webhook.test event is on its way (' + (r.data.event_id || 'queued') + '): follow it under Deliveries.', r.requestId));
+      }),
+      button('Delete', 'danger', async () => {
+        if (!await confirmDialog(`Delete the endpoint ${ep.url} (${ep.id})? It is sent nothing more; its deliveries stay in the log.`, 'Delete endpoint')) return;
         await mutate('DELETE', path);
         await refresh();
       }))),
-    out]);
+    out]); update(null).catch(() => {}); };
   const edit = () => {
-    const url = el('input', { id: ep.id + '-url', type: 'url', required: true, value: ep.url });
-    const desc = el('input', { id: ep.id + '-description', class: 'wide', maxlength: 500, value: ep.description || '' });
+    editing = true;
+    const url = el('input', { id: ep.id + '-url', name: 'url', type: 'url', required: true, value: ep.url });
+    const desc = el('input', { id: ep.id + '-description', name: 'description', class: 'wide', maxlength: 500, value: ep.description || '' });
     const limits = limitFields(ep.id, ep);
     const form = el('form', {},
       el('div', { class: 'inline form' }, el('label', { for: ep.id + '-url' }, 'URL', url), el('label', { for: ep.id + '-description' }, 'Description', desc)),
@@ -142,13 +161,14 @@ function endpointCard(ep, top, refresh) {
     form.addEventListener('submit', e => {
       e.preventDefault();
       busy(form.querySelector('button[type=submit]'), async () => {
+        if (fieldErrors(form, null, i => i === url ? badURL(url.value) : '')) throw new Error('The URL has a problem: see its field.');
         await mutate('PATCH', path, { url: url.value.trim(), description: desc.value.trim(), events: checkedEvents(form), ...limits.values() });
         await refresh();
-      }, err => { limits.showErrors(err); out.replaceChildren(errorBox(err)); });
+      }, err => { fieldErrors(form, err, i => i === url ? badURL(url.value) : ''); limits.showErrors(err); out.replaceChildren(errorBox(err)); });
     });
     card.replaceChildren(el('strong', {}, 'Edit ' + ep.id), form);
     url.focus();
   };
   show();
-  return card;
+  return { card, update };
 }

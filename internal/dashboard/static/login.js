@@ -2,7 +2,7 @@
 // session's token), the session's scope and expiry, and the question asked
 // when a link brings a key other than the one this tab is signed in with.
 import { forgetEndpoints, get } from './api.js';
-import { el, errorBox, pad } from './dom.js';
+import { el, errorBox, pad, zone } from './dom.js';
 import { BASE, button, clearFlash, render, route } from './page.js';
 import { currentGrant, isSessionToken, session, setGrant, takeKeyFromFragment } from './session.js';
 
@@ -20,12 +20,11 @@ function showFrame(signedIn) {
 // credential names a key or a session token by its last four characters.
 function credential(k) { return (isSessionToken(k) ? 'session …' : 'key …') + k.slice(-4); }
 
-// zoned is a time of day in the browser's zone, with the zone's name:
-// "14:05 (Europe/Berlin)".
+// zoned is a time of day in the page's one zone, labelled as every time
+// of the page is (dom.js zone): "14:05 (UTC+01:00)".
 export function zoned(iso) {
   const d = new Date(iso);
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
-  return `${pad(d.getHours())}:${pad(d.getMinutes())} (${zone})`;
+  return `${pad(d.getHours())}:${pad(d.getMinutes())} (${zone(d)})`;
 }
 
 // expiry ends the tab's session when its token expires, with a message

@@ -1,29 +1,47 @@
-// The overview: delivery charts and each endpoint's health.
+// The overview: delivery charts and each endpoint's health, worst first,
+// refreshed by itself (live.js).
 import { endpointsList, get } from './api.js';
-import { ago, badge, el, fmtTime } from './dom.js';
+import { ago, el, fmtTime, zone } from './dom.js';
 import { chart, successRate } from './chart.js';
+import { healthBadge, healthCause, byHealth } from './health.js';
+import { live } from './live.js';
 import { current, link, load, render, view } from './page.js';
-import { HEALTH_EVENT_TYPES, STATUS_DELIVERED } from './vocabulary.js';
+import { HEALTH_EVENT_TYPES, STATUS_DEAD, STATUS_DELIVERED } from './vocabulary.js';
 
 export function overview() {
   const token = render('Overview');
-  const body = el('div', {}, el('p', { class: 'muted' }, 'Loading…'));
-  view().append(body);
-  load(token, async () => {
+  const body = el('div', {}, el('p', { class: 'muted loading' }, 'Loading…'));
+  const updates = live(token, paint);
+  view().append(updates.line, body);
+  async function paint() {
     const [eps, hourly, daily, health] = await Promise.all([
       endpointsList(true), get('/webhook-deliveries/stats?granularity=hour'), get('/webhook-deliveries/stats?granularity=day'), latestHealth()]);
-    const perEndpoint = await Promise.all(eps.slice(0, 50).map(ep =>
-      get('/webhook-deliveries/stats?granularity=hour&endpoint_id=' + ep.id).then(s => s.totals, () => null)));
+    const shown = byHealth(eps).slice(0, 50);
+    const [perEndpoint, dead] = await Promise.all([
+      Promise.all(shown.map(ep => get('/webhook-deliveries/stats?granularity=hour&endpoint_id=' + ep.id).then(s => s.totals, () => null))),
+      Promise.all(shown.map(ep => deadCount(ep)))]);
     if (!current(token)) return;
     body.replaceChildren(
       el('div', { class: 'grid' },
-        el('div', { class: 'card' }, chart('Deliveries per hour, last 24 h', hourly, 'hour')),
-        el('div', { class: 'card' }, chart('Deliveries per day (UTC), last 14 days', daily, 'day'))),
+        el('div', { class: 'card' }, chart(`Attempts per hour (${zone(new Date())}), last 24 h`, hourly, 'hour')),
+        el('div', { class: 'card' }, chart('Attempts per day (UTC), last 14 days', daily, 'day'))),
       el('h2', {}, 'Endpoints'),
       eps.length === 0
         ? el('p', {}, 'No webhook endpoints yet. ', link('/endpoints', 'Add one'), '.')
-        : endpointHealth(eps, perEndpoint, health));
-  });
+        : endpointHealth(shown, perEndpoint, dead, health));
+  }
+  load(token, async () => { await paint(); updates.start(); });
+}
+
+// deadCount is an endpoint's dead deliveries (14 days): the first page of
+// them, "100+" beyond it. Unreadable, it shows nothing.
+async function deadCount(ep) {
+  try {
+    const page = await get('/webhook-deliveries?cursor_limit=100&status=' + STATUS_DEAD + '&endpoint_id=' + ep.id);
+    return page.data.length + (page.has_more ? '+' : '');
+  } catch {
+    return null;
+  }
 }
 
 // latestHealth returns the newest health event of each endpoint, by
@@ -50,17 +68,26 @@ function healthEvent(ev) {
     cause ? el('div', { class: 'muted' }, cause) : null);
 }
 
-function endpointHealth(eps, totals, health) {
-  const rows = eps.map((ep, i) => el('tr', {},
-    el('td', { class: 'wrap' }, ep.url, el('div', { class: 'muted mono' }, ep.id), ep.description ? el('div', { class: 'muted' }, ep.description) : null),
-    el('td', {}, badge(ep.enabled ? 'enabled' : 'disabled'), ep.disabled_reason ? el('div', { class: 'muted' }, ep.disabled_reason) : null),
-    el('td', {}, ago(ep.last_success_at)),
-    el('td', {}, ep.failing_since ? fmtTime(ep.failing_since) : el('span', { class: 'muted' }, '—')),
-    el('td', { class: 'num' }, String(ep.consecutive_failures || 0)),
-    el('td', { class: 'num' }, successRate(totals[i], STATUS_DELIVERED)),
-    el('td', {}, healthEvent(health[ep.id])),
-    el('td', {}, link('/deliveries?endpoint_id=' + ep.id, 'Deliveries'))));
-  return el('div', { class: 'table-wrap' }, el('table', { id: 'health' },
-    el('thead', {}, el('tr', {}, ['Endpoint', 'State', 'Last success', 'Failing since', 'Consecutive failures', 'Success rate (24 h)', 'Latest health event', ''].map(h => el('th', { scope: 'col' }, h)))),
+export const HEALTH_HEADERS = ['Endpoint', 'Health', 'Dead deliveries (14 d)', 'Last success', 'Deliveries (24 h)', 'Attempts delivered (24 h)', 'Latest health event', 'Links'];
+
+function endpointHealth(eps, totals, dead, health) {
+  const rows = eps.map((ep, i) => {
+    const h = ep.health || {};
+    const cells = [
+      el('td', { class: 'wrap' }, ep.url, el('div', { class: 'muted mono' }, ep.id), ep.description ? el('div', { class: 'muted' }, ep.description) : null),
+      el('td', { class: 'health' }, healthBadge(h), healthCause(h)),
+      el('td', { class: 'num dead-count' }, dead[i] === null ? '—' : String(dead[i])),
+      el('td', {}, ago(ep.last_success_at)),
+      el('td', { class: 'num' }, totals[i] ? String(totals[i].deliveries) : '—'),
+      el('td', { class: 'num' }, successRate(totals[i], STATUS_DELIVERED)),
+      el('td', {}, healthEvent(health[ep.id])),
+      el('td', { class: 'links' },
+        dead[i] && dead[i] !== '0' ? [link('/dead-letter?endpoint_id=' + ep.id, 'Dead letters'), ' '] : null,
+        link('/deliveries?endpoint_id=' + ep.id, 'Deliveries'))];
+    cells.forEach((c, k) => { c.dataset.label = HEALTH_HEADERS[k]; });
+    return el('tr', { 'data-id': ep.id, 'data-health': h.state || '' }, cells);
+  });
+  return el('div', { class: 'table-wrap' }, el('table', { id: 'health', class: 'stack' },
+    el('thead', {}, el('tr', {}, HEALTH_HEADERS.map(h => el('th', { scope: 'col' }, h)))),
     el('tbody', {}, rows)));
 }

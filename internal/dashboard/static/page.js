@@ -39,12 +39,13 @@ export function link(path, ...children) {
 }
 
 // load is a view's loader: shows the error in the view when the first
-// read fails.
+// read fails, in place of the view's "Loading…" lines (class loading).
 export async function load(token, fn) {
   try {
     await fn();
   } catch (err) {
     if (err.loggedOut || !current(token)) return;
+    for (const n of view().querySelectorAll('.loading')) n.remove();
     view().append(errorBox(err));
   }
 }

@@ -30,3 +30,7 @@ export const ATTEMPT_OUTCOMES = words('attempt-outcomes');
 
 // RECOVERY_RUNNING is a recovery's status while it continues by itself.
 export const RECOVERY_RUNNING = meta('recovery-running');
+
+// HEALTH_STATES are an endpoint's health states, worst first (disabled,
+// failing, paused, healthy): the order endpoints are listed in.
+export const HEALTH_STATES = words('health-states');

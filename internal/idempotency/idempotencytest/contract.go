@@ -63,6 +63,17 @@ func TestStore(t *testing.T, newHarness func(t *testing.T) Harness) {
 		}
 		return *held
 	}
+	// takenOver is a lock a captured at t0 whose lease (30 s) had ended when
+	// the token "taker" captured its key, at t0+31s.
+	takenOver := func(t *testing.T) (Harness, idempotency.Lock) {
+		t.Helper()
+		h, a := newHarness(t), newLock()
+		mustCapture(t, h, capture(a, t0))
+		b := a
+		b.Token = "taker"
+		mustCapture(t, h, capture(b, t0.Add(31*time.Second)))
+		return h, a
+	}
 	t.Run("a free key is captured; a second capture returns its holder", func(t *testing.T) {
 		h, a := newHarness(t), newLock()
 		mustCapture(t, h, capture(a, t0))
@@ -74,11 +85,7 @@ func TestStore(t *testing.T, newHarness func(t *testing.T) Harness) {
 		}
 	})
 	t.Run("an in-progress record whose lease ended is taken over", func(t *testing.T) {
-		h, a := newHarness(t), newLock()
-		mustCapture(t, h, capture(a, t0))
-		b := a
-		b.Token = "taker"
-		mustCapture(t, h, capture(b, t0.Add(31*time.Second)))
+		h, a := takenOver(t)
 		if rec := mustHold(t, h, capture(a, t0.Add(32*time.Second))); rec.LockToken != "taker" {
 			t.Fatalf("holder after takeover: %+v", rec)
 		}
@@ -110,11 +117,7 @@ func TestStore(t *testing.T, newHarness func(t *testing.T) Harness) {
 		}
 	})
 	t.Run("a commit under a lost lock is fenced and writes nothing", func(t *testing.T) {
-		h, a := newHarness(t), newLock()
-		mustCapture(t, h, capture(a, t0))
-		b := a
-		b.Token = "taker"
-		mustCapture(t, h, capture(b, t0.Add(31*time.Second)))
+		h, a := takenOver(t)
 		err := h.Store.Commit(ctx, a, answer, h.Effects("m-"+a.Key, false, nil))
 		var fenced *idempotency.FencedError
 		if !errors.As(err, &fenced) || fenced.Record == nil || fenced.Record.LockToken != "taker" || fenced.Record.Status != idempotency.InProgress {

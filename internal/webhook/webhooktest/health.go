@@ -43,24 +43,16 @@ var _ webhook.HealthEvents = (*HealthEvents)(nil)
 
 // Announce implements webhook.HealthEvents.
 func (h *HealthEvents) Announce(_ context.Context, a webhook.Announcement) (bool, error) {
-	if err := h.call("Announce"); err != nil {
-		return false, err
-	}
-	project := a.Event.ProjectID
-	h.Endpoints.mu.Lock()
-	defer h.Endpoints.mu.Unlock()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ep, ok := h.Endpoints.items[deliveryKey(project, a.Endpoint)]
-	if !ok || !ep.Enabled || a.Streak == "" || ep.FailingSince != a.Streak || h.marks[mark(a, a.Kind)] {
-		return false, nil
-	}
-	if h.marks == nil {
-		h.marks = map[string]bool{}
-	}
-	h.marks[mark(a, a.Kind)] = true
-	h.outbox = append(h.outbox, webhook.Outgoing{Event: &a.Event, About: a.Endpoint})
-	return true, nil
+	return h.write("Announce", a, func(ep *webhook.Endpoint) bool {
+		if !ep.Enabled || a.Streak == "" || ep.FailingSince != a.Streak || h.marks[mark(a, a.Kind)] {
+			return false
+		}
+		if h.marks == nil {
+			h.marks = map[string]bool{}
+		}
+		h.marks[mark(a, a.Kind)] = true
+		return true
+	})
 }
 
 func mark(a webhook.Announcement, kind string) string {
@@ -69,27 +61,32 @@ func mark(a webhook.Announcement, kind string) string {
 
 // Recover implements webhook.HealthEvents.
 func (h *HealthEvents) Recover(_ context.Context, a webhook.Announcement, at time.Time) (bool, error) {
-	if err := h.call("Recover"); err != nil {
-		return false, err
-	}
-	h.Endpoints.mu.Lock()
-	defer h.Endpoints.mu.Unlock()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	k := deliveryKey(a.Event.ProjectID, a.Endpoint)
-	ep, ok := h.Endpoints.items[k]
-	if !ok || a.Streak == "" || ep.FailingSince != a.Streak || !h.marks[mark(a, domain.EventEndpointFailing)] {
-		return false, nil
-	}
-	ep.LastSuccessAt, ep.ConsecutiveFailures, ep.FailingSince = ids.Timestamp(at), 0, ""
-	h.Endpoints.items[k] = ep
-	h.outbox = append(h.outbox, webhook.Outgoing{Event: &a.Event, About: a.Endpoint})
-	return true, nil
+	return h.write("Recover", a, func(ep *webhook.Endpoint) bool {
+		if a.Streak == "" || ep.FailingSince != a.Streak || !h.marks[mark(a, domain.EventEndpointFailing)] {
+			return false
+		}
+		ep.LastSuccessAt, ep.ConsecutiveFailures, ep.FailingSince = ids.Timestamp(at), 0, ""
+		return true
+	})
 }
 
 // Disable implements webhook.HealthEvents.
 func (h *HealthEvents) Disable(_ context.Context, a webhook.Announcement, reason string, at time.Time) (bool, error) {
-	if err := h.call("Disable"); err != nil {
+	return h.write("Disable", a, func(ep *webhook.Endpoint) bool {
+		if !ep.Enabled {
+			return false
+		}
+		ep.Enabled, ep.DisabledReason, ep.DisabledAt, ep.UpdatedAt = false, reason, ids.Timestamp(at), ids.Timestamp(at)
+		return true
+	})
+}
+
+// write is what Announce, Recover and Disable share: under both locks, the
+// endpoint a is about goes to apply, which changes it (and the marks) and
+// answers whether the event is written; when it is, the endpoint is stored
+// and the event put in the outbox.
+func (h *HealthEvents) write(op string, a webhook.Announcement, apply func(ep *webhook.Endpoint) bool) (bool, error) {
+	if err := h.call(op); err != nil {
 		return false, err
 	}
 	h.Endpoints.mu.Lock()
@@ -98,10 +95,9 @@ func (h *HealthEvents) Disable(_ context.Context, a webhook.Announcement, reason
 	defer h.mu.Unlock()
 	k := deliveryKey(a.Event.ProjectID, a.Endpoint)
 	ep, ok := h.Endpoints.items[k]
-	if !ok || !ep.Enabled {
+	if !ok || !apply(&ep) {
 		return false, nil
 	}
-	ep.Enabled, ep.DisabledReason, ep.DisabledAt, ep.UpdatedAt = false, reason, ids.Timestamp(at), ids.Timestamp(at)
 	h.Endpoints.items[k] = ep
 	h.outbox = append(h.outbox, webhook.Outgoing{Event: &a.Event, About: a.Endpoint})
 	return true, nil

@@ -9,6 +9,7 @@ use Botix\ErrorCode;
 use Botix\Exception\ApiException;
 use Botix\Exception\BotixException;
 use Botix\Exception\DecodeException;
+use Botix\Exception\EncodeException;
 use Botix\Exception\GaveUpException;
 use Botix\Exception\InvalidIdempotencyKeyException;
 use Botix\Exception\QuotaExhaustedException;
@@ -170,6 +171,29 @@ final class ClientTest extends TestCase
             self::assertFalse($e->isReissuable());
             self::assertSame([], self::$server->requests(), 'nothing was sent');
         }
+    }
+
+    /** @return iterable<string,array{0:BotixException,1:string,2:bool}> */
+    public static function kindCases(): iterable
+    {
+        $e = static fn (string $class, int $status = 0, string $code = '') => new $class('m', 'POST', '/contacts', 'k', 1, $status, $code);
+        yield 'api 400' => [$e(ApiException::class, 400, 'VALIDATION_FAILED'), 'api', false];
+        yield 'api 503' => [$e(ApiException::class, 503), 'api', true];
+        yield 'api 409 in progress' => [$e(ApiException::class, 409, ErrorCode::IDEMPOTENCY_KEY_IN_PROGRESS), 'api', true];
+        yield 'transport' => [$e(TransportException::class), 'transport', true];
+        yield 'timeout' => [$e(TimeoutException::class), 'timeout', true];
+        yield 'gave up' => [$e(GaveUpException::class), 'gave_up', true];
+        yield 'quota' => [$e(QuotaExhaustedException::class), 'quota', true];
+        yield 'invalid key' => [$e(InvalidIdempotencyKeyException::class), 'invalid_key', false];
+        yield 'encode' => [$e(EncodeException::class), 'encode', false];
+        yield 'decode' => [$e(DecodeException::class), 'decode', false];
+    }
+
+    /** @dataProvider kindCases */
+    public function testEachKindSaysWhetherCallingAgainCanEndDifferently(BotixException $e, string $kind, bool $reissuable): void
+    {
+        self::assertSame($kind, $e->kind());
+        self::assertSame($reissuable, $e->isReissuable());
     }
 
     public function testBackoffIsFullJitterWithinBounds(): void

@@ -48,17 +48,23 @@ abstract class BotixException extends \RuntimeException
         parent::__construct($message, 0, $previous);
     }
 
+    /** What kind() returns; each subclass names its own. */
+    protected const KIND = '';
+
     /** The kind of failure: api, transport, timeout, gave_up, quota, invalid_key, encode, decode. */
-    abstract public function kind(): string;
+    public function kind(): string
+    {
+        return static::KIND;
+    }
 
     /**
      * Whether calling again with the same key can end differently: false when the API refused the
-     * request itself (a 4xx other than 409 IDEMPOTENCY_KEY_IN_PROGRESS and 429), or nothing could be
-     * sent, or the success answer did not decode.
+     * request itself (ApiException: a 4xx other than 409 IDEMPOTENCY_KEY_IN_PROGRESS and 429), when
+     * nothing could be sent (invalid_key, encode) or when the success answer did not decode (decode).
      */
     public function isReissuable(): bool
     {
-        return true;
+        return !in_array(static::KIND, ['invalid_key', 'encode', 'decode'], true);
     }
 
     /** @internal whether an answer with this status and code is worth retrying */

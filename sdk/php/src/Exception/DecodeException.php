@@ -7,13 +7,5 @@ namespace Botix\Exception;
 /** The API succeeded but its answer does not decode (or exceeds 8 MiB); a replay would be the same bytes. */
 final class DecodeException extends BotixException
 {
-    public function kind(): string
-    {
-        return 'decode';
-    }
-
-    public function isReissuable(): bool
-    {
-        return false;
-    }
+    protected const KIND = 'decode';
 }

@@ -7,13 +7,5 @@ namespace Botix\Exception;
 /** The request body does not encode to JSON; nothing was sent. */
 final class EncodeException extends BotixException
 {
-    public function kind(): string
-    {
-        return 'encode';
-    }
-
-    public function isReissuable(): bool
-    {
-        return false;
-    }
+    protected const KIND = 'encode';
 }

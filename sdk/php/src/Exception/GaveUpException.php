@@ -7,13 +7,5 @@ namespace Botix\Exception;
 /** Every attempt the retry policy allows failed in a way worth retrying; getPrevious() is the last failure, status/apiCode are the last answer's when there was one. */
 final class GaveUpException extends BotixException
 {
-    public function kind(): string
-    {
-        return 'gave_up';
-    }
-
-    public function isReissuable(): bool
-    {
-        return true;
-    }
+    protected const KIND = 'gave_up';
 }

@@ -7,13 +7,5 @@ namespace Botix\Exception;
 /** The caller's Idempotency-Key is not a UUIDv4 or a ULID; nothing was sent (attempts 0). */
 final class InvalidIdempotencyKeyException extends BotixException
 {
-    public function kind(): string
-    {
-        return 'invalid_key';
-    }
-
-    public function isReissuable(): bool
-    {
-        return false;
-    }
+    protected const KIND = 'invalid_key';
 }

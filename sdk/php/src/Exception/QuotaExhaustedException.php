@@ -7,13 +7,5 @@ namespace Botix\Exception;
 /** Not retried: the client's retry quota is exhausted because most recent calls failed; getPrevious() is the last failure. */
 final class QuotaExhaustedException extends BotixException
 {
-    public function kind(): string
-    {
-        return 'quota';
-    }
-
-    public function isReissuable(): bool
-    {
-        return true;
-    }
+    protected const KIND = 'quota';
 }

@@ -7,13 +7,5 @@ namespace Botix\Exception;
 /** An attempt outlived the client's attempt timeout. */
 final class TimeoutException extends BotixException
 {
-    public function kind(): string
-    {
-        return 'timeout';
-    }
-
-    public function isReissuable(): bool
-    {
-        return true;
-    }
+    protected const KIND = 'timeout';
 }

@@ -7,13 +7,5 @@ namespace Botix\Exception;
 /** No answer: the connection was refused, reset or closed before the answer. */
 final class TransportException extends BotixException
 {
-    public function kind(): string
-    {
-        return 'transport';
-    }
-
-    public function isReissuable(): bool
-    {
-        return true;
-    }
+    protected const KIND = 'transport';
 }

@@ -7,7 +7,7 @@ namespace Botix\Model;
 use Botix\Response;
 
 /** The answer of a deletion. (schema Deleted) */
-final class Deleted extends Model
+class Deleted extends Model
 {
     public const SCHEMA = 'Deleted';
     public const FIELDS = [
