@@ -113,7 +113,9 @@ func TestDashboardSessions(t *testing.T) {
 			t.Fatal("no Recover form for a read_retry session")
 		}
 		h.click("#deliveries", "Retry")
-		h.waitFor(`document.querySelector('#deliveries .notice') !== null`)
+		// The row tells what became of the retry: queued, then delivered
+		// or failed again.
+		h.waitFor(fmt.Sprintf(`document.querySelector('#deliveries tr[data-id=%s] td.retry').textContent.startsWith('retr')`, js(dead.ID)))
 		apitest.Eventually(t, 30*time.Second, "the manual attempt", func() bool {
 			for _, a := range o.delivery(dead.ID).Attempts {
 				if a.Kind == "manual" {
