@@ -2,9 +2,9 @@
 // (retry now, redirect to an inspector).
 import { endpointLabel, endpointsList, get, mutate, sleep } from './api.js';
 import { confirmDialog } from './confirm.js';
-import { badge, el, errorBox, fmtTime, noticeBox } from './dom.js';
+import { append, badge, el, errorBox, fmtTime, noticeBox } from './dom.js';
 import { button, current, link, load, render, view } from './page.js';
-import { session } from './session.js';
+import { may, session } from './session.js';
 import { STATUS_DELIVERED } from './vocabulary.js';
 
 export function detail(id) {
@@ -59,8 +59,8 @@ export function detail(id) {
     // Shown filled, at once: headings shown before the facts arrive
     // would be pushed down by them (a layout shift).
     view().append(head, actions, result, el('h2', {}, 'Attempts'), attempts, captured, el('h2', {}, 'Payload'), payload);
-    actions.replaceChildren(
-      button('Retry now', null, async () => {
+    append(actions, [
+      may('retry', button('Retry now', null, async () => {
         if (shown && shown.status === STATUS_DELIVERED &&
           !await confirmDialog('This delivery was delivered: the receiver took it. Retry sends it again (the same webhook-id, which a receiver de-duplicates on).', 'Send it again')) return;
         const before = shownAttempts;
@@ -77,14 +77,15 @@ export function detail(id) {
           const box = errorBox({ message: `The manual attempt failed: ${last.status_code ? 'HTTP ' + last.status_code : 'no answer'}${last.error_class ? ' (' + last.error_class + ')' : ''}. The delivery is ${d.status}.`, requestId: r.requestId });
           result.replaceChildren(box);
         }
-      }),
-      button('Redirect to inspector', 'secondary', async () => {
+      })),
+      // A redirect makes an inspector: a change only the key may make.
+      may('write', button('Redirect to inspector', 'secondary', async () => {
         const insp = await inspector();
         const before = insp.seen;
         const r = await mutate('POST', '/webhook-deliveries/' + encodeURIComponent(id) + '/redirect', { inspector_id: insp.id });
         result.replaceChildren(noticeBox('Redirect queued to inspector ' + insp.id + '.', r.requestId));
         await showCaptures(token, captured, insp, before);
-      }));
+      }))]);
   });
 }
 
