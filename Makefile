@@ -22,7 +22,7 @@ GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags="-s -w"
 # targets below (sam build calls those targets for BuildMethod: makefile).
 FUNCTIONS := $(shell sed -n 's/^build-\([A-Za-z0-9]*\):.*/\1/p' $(firstword $(MAKEFILE_LIST)))
 
-.PHONY: run test sdk-unit lint build bench e2e-lambda screenshots clean
+.PHONY: run test sdk-unit lint build bench lighthouse e2e-lambda screenshots clean
 
 # Its own build on a cold cache compiles the standard library's core first
 # (a minute on a loaded 2-core machine), so it counts the packages itself;
@@ -91,7 +91,7 @@ lint: $(PROGRESS)
 	$(PROGRESS) -label "npx @redocly/cli lint (the first run fetches it)" -- npx --yes @redocly/cli@2.77.0 lint --config redocly.yaml sdk/openapi.yaml
 	npx --yes eslint@10.15.0 --config internal/dashboard/eslint.config.mjs --max-warnings 0 internal/dashboard/static
 
-## bench: benchmarks against DynamoDB Local (micro-benchmarks, webhook throughput, the noisy neighbour, a soak, the AWS list price per million webhooks and POSTs, 100k-contact pagination, hostile-input fuzzing, the Prism-proxied contract run over generated requests, npm); prints Markdown tables.
+## bench: benchmarks against DynamoDB Local (micro-benchmarks, webhook throughput, the noisy neighbour, a soak, the AWS list price per million webhooks and POSTs, 100k-contact pagination, hostile-input fuzzing, the Prism-proxied contract run over generated requests, npm; Lighthouse on the dashboard); prints Markdown tables.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	@# One engine per benchmark: DynamoDB Local slows down as earlier runs' tables fill it.
@@ -102,6 +102,11 @@ bench:
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/bench -only price
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -run '^$$' -fuzz FuzzHostileInput -fuzztime $${FUZZTIME:-2m} -fuzzminimizetime 10x ./infra/local/
 	$(GO) run ./infra/cmd/with-dynamodb -- $(GO) run ./infra/cmd/contractprobe
+	@$(MAKE) --no-print-directory lighthouse
+
+## lighthouse: Lighthouse (npx, pinned) on every dashboard view with data, headless Chromium, desktop preset; fails below its bars (docs/contributors.md) and prints a table.
+lighthouse:
+	BOTIX_LIGHTHOUSE=1 $(GO) run ./infra/cmd/with-dynamodb -- $(GO) test -count=1 -v -run '^TestDashboardLighthouse$$' ./infra/browser/
 
 ## e2e-lambda: every real bootstrap under the Lambda Runtime Interface Emulator (also part of make test); prints init and invoke times.
 e2e-lambda:

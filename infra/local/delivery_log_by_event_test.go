@@ -14,7 +14,8 @@ import (
 
 // TestDeliveryLogByEventEndToEnd: two events delivered to two endpoints;
 // the event_id filter returns exactly one event's deliveries, newest
-// first, page by page, and its cursor is refused with another event_id.
+// first, page by page, and its cursor is refused with another event_id;
+// the request id a receiver logged finds its delivery (request_id).
 func TestDeliveryLogByEventEndToEnd(t *testing.T) {
 	_, c, _, _ := webhookRuntime(t, nil)
 	one, two := apitest.NewReceiver(t, status(200)), apitest.NewReceiver(t, status(200))
@@ -90,6 +91,25 @@ func TestDeliveryLogByEventEndToEnd(t *testing.T) {
 		id, _ := webhook.DeliveryID(ev, ep2.ID)
 		if len(got) != 1 || got[0] != id {
 			t.Fatalf("got %v, want [%s]", got, id)
+		}
+	})
+	t.Run("request_id a receiver logged → the delivery whose attempt sent it", func(t *testing.T) {
+		for _, r := range two.Requests() {
+			rid := r.Header.Get(webhook.HeaderRequestID)
+			id, err := webhook.DeliveryID(r.Header.Get("Webhook-Id"), ep2.ID)
+			if err != nil || rid == "" {
+				t.Fatalf("request %q: %v", rid, err)
+			}
+			if got := ids(c.list("/public/v1/webhook-deliveries?request_id=" + rid)); len(got) != 1 || got[0] != id {
+				t.Fatalf("request_id %s: got %v, want [%s]", rid, got, id)
+			}
+			if got := ids(c.list("/public/v1/webhook-deliveries?request_id=" + rid + "&endpoint_id=" + ep1.ID)); len(got) != 0 {
+				t.Fatalf("request_id %s at the other endpoint: got %v", rid, got)
+			}
+		}
+		r := c.get("/public/v1/webhook-deliveries?request_id=req_123")
+		if r.Status != 400 || r.ErrorCode() != "INVALID_PARAMETER" || !strings.Contains(string(r.Body), "request_id") {
+			t.Fatalf("%d %s", r.Status, r.Body)
 		}
 	})
 	t.Run("a malformed event_id → 400 INVALID_PARAMETER", func(t *testing.T) {

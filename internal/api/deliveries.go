@@ -33,8 +33,10 @@ type Deliveries struct {
 // List is GET /public/v1/webhook-deliveries: the last 14 days, newest
 // first, filtered by status (GSI1), endpoint_id (GSI2), event_type (a
 // filter), since/until (the sort key), event_id (the sort key narrowed
-// to the event's millisecond, see store.DeliveryFilter) and delivery_id
-// (the sort key narrowed to the delivery's), in any combination.
+// to the event's millisecond, see store.DeliveryFilter), delivery_id
+// (the sort key narrowed to the delivery's) and request_id (the delivery
+// whose attempt sent it, found in gsi3 first: store.NarrowToRequest), in
+// any combination.
 func (d *Deliveries) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
 	q := d.Pager.Params(r)
 	f := store.DeliveryFilter{
@@ -46,6 +48,7 @@ func (d *Deliveries) List(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 		Since:      q.Time("since"),
 		Until:      q.Time("until"),
 	}
+	requestID := q.ID("request_id", ids.Request, "a request id")
 	// The document: until "must not be before since (400 INVALID_PARAMETER)";
 	// a reversed window would otherwise answer an empty page as if true.
 	if !f.Since.IsZero() && !f.Until.IsZero() && f.Until.Before(f.Since) {
@@ -56,6 +59,11 @@ func (d *Deliveries) List(ctx context.Context, r *httpapi.Request) (*httpapi.Res
 		return nil, err
 	}
 	f.Since = notBefore(f.Since, d.now(), webhook.DeliveryRetention)
+	if requestID != "" {
+		if err := d.Store.Deliveries().NarrowToRequest(ctx, r.Project, &f, requestID); err != nil {
+			return nil, err
+		}
+	}
 	return listPage(ctx, d.Store, d.Pager, store.DeliveriesQuery(r.Project, f), req)
 }
 

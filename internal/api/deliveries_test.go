@@ -137,3 +137,110 @@ func TestDeliveryLogByEvent(t *testing.T) {
 }
 
 func code400(body string) string { return apitest.Reply{Body: []byte(body)}.ErrorCode() }
+
+// TestDeliveryLogByRequest: request_id (the X-Botix-Request-Id a receiver
+// logged, of any attempt) finds the delivery whose attempt sent it, with
+// the other filters; the list route reads gsi3 once and the list once.
+func TestDeliveryLogByRequest(t *testing.T) {
+	h := newHarness(t)
+	list := h.fn(app.ListDeliveries)
+	ctx := context.Background()
+	at := time.Now().Add(-time.Hour)
+	ep1, ep2 := ids.New(ids.WebhookEndpoint, at), ids.New(ids.WebhookEndpoint, at)
+	ev := ids.New(ids.Event, at)
+	add := func(endpoint string, requests ...string) string {
+		id, err := webhook.DeliveryID(ev, endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := ids.Timestamp(time.Now())
+		d := webhook.Delivery{
+			ProjectID: h.project, ID: id, EventID: ev, EventType: "contact.created", EndpointID: endpoint,
+			Status: webhook.StatusPending, Round: 1, NextAttempt: 1, Payload: `{}`, CreatedAt: now, UpdatedAt: now,
+		}
+		if _, err := h.store.Deliveries().Create(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		for i, rid := range requests {
+			if err := h.store.Deliveries().RecordExtra(ctx, d, false, webhook.Attempt{
+				DeliveryID: id, Attempt: i + 1, Round: 1, Kind: webhook.KindManual, URL: "https://example.com/hook",
+				RequestID: rid, StatusCode: 503, StartedAt: now,
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return id
+	}
+	r1a, r1b, r2 := ids.New(ids.Request, at), ids.New(ids.Request, at.Add(time.Second)), ids.New(ids.Request, at)
+	d1, d2 := add(ep1, r1a, r1b), add(ep2, r2, "")
+	get := func(t *testing.T, query string) (int, string, []string) {
+		t.Helper()
+		r := call(t, list, h.get("GET /public/v1/webhook-deliveries", "/public/v1/webhook-deliveries", query))
+		var p struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+			HasMore bool `json:"has_more"`
+		}
+		var got []string
+		if r.StatusCode == 200 {
+			apitest.Reply{Body: []byte(r.Body)}.JSON(t, &p)
+			for _, d := range p.Data {
+				got = append(got, d.ID)
+			}
+			if p.HasMore {
+				t.Errorf("%s: has_more", query)
+			}
+		}
+		return r.StatusCode, r.Body, got
+	}
+	for q, want := range map[string]string{
+		"request_id=" + r1a:                                d1,
+		"request_id=" + r1b:                                d1,
+		"request_id=" + r2:                                 d2,
+		"request_id=" + r2 + "&endpoint_id=" + ep2:         d2,
+		"request_id=" + r2 + "&endpoint_id=" + ep1:         "",
+		"request_id=" + r1a + "&status=pending":            d1,
+		"request_id=" + r1a + "&status=dead":               "",
+		"request_id=" + r1a + "&delivery_id=" + d1:         d1,
+		"request_id=" + r1a + "&delivery_id=" + d2:         "",
+		"request_id=" + r1a + "&event_id=" + ev:            d1,
+		"request_id=" + ids.New(ids.Request, at):           "",
+		"request_id=" + r2 + "&event_type=contact.created": d2,
+	} {
+		status, body, got := get(t, q)
+		if status != 200 || strings.Join(got, ",") != want {
+			t.Errorf("%s: %d %v, want %q: %s", q, status, got, want, body)
+		}
+	}
+	t.Run("one Query of gsi3, one of the list", func(t *testing.T) {
+		h.calls.Reset()
+		if _, body, got := get(t, "request_id="+r1b); strings.Join(got, ",") != d1 {
+			t.Fatal(body)
+		}
+		var queries int
+		for _, op := range h.calls.Ops() {
+			if op == "Query" {
+				queries++
+			}
+		}
+		if queries != 2 {
+			t.Fatalf("calls %v: want 2 Queries (gsi3, the list)", h.calls.Ops())
+		}
+	})
+	t.Run("another project's request id finds nothing", func(t *testing.T) {
+		other := newHarness(t)
+		r := call(t, other.fn(app.ListDeliveries), other.get("GET /public/v1/webhook-deliveries", "/public/v1/webhook-deliveries", "request_id="+r1a))
+		if r.StatusCode != 200 || strings.Contains(r.Body, d1) {
+			t.Fatalf("%d %s", r.StatusCode, r.Body)
+		}
+	})
+	for _, bad := range []string{"req_nope", d1, "req_01ARZ3NDEKTSV4RRFFQ69G5FAVX"} {
+		t.Run("request_id "+bad+" → 400 INVALID_PARAMETER naming request_id", func(t *testing.T) {
+			status, body, _ := get(t, "request_id="+url.QueryEscape(bad))
+			if status != 400 || code400(body) != "INVALID_PARAMETER" || !strings.Contains(body, "request_id") {
+				t.Fatalf("%d %s", status, body)
+			}
+		})
+	}
+}

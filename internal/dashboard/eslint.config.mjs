@@ -23,7 +23,7 @@ const recommended = [
 // list of what the scripts reach of the browser.
 const browser = [
   'console', 'crypto', 'document', 'fetch', 'getSelection', 'history', 'location', 'navigator', 'Node',
-  'performance', 'sessionStorage', 'setInterval', 'clearInterval', 'setTimeout', 'URLSearchParams', 'window',
+  'performance', 'sessionStorage', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout', 'URLSearchParams', 'window',
 ];
 
 export default [

@@ -199,6 +199,14 @@ type attemptItem struct {
 	Error         string `dynamodbav:"error,omitempty"`
 	NextAttemptAt string `dynamodbav:"next_attempt_at,omitempty"`
 	ExpiresAt     int64  `dynamodbav:"expires_at"`
+	// GSI3PK indexes the attempt by the request id it sent (none without a
+	// request): DeliveryOfRequest.
+	GSI3PK string `dynamodbav:"gsi3pk,omitempty"`
+}
+
+// requestPK is gsi3's key of the attempt that sent request id rid.
+func requestPK(project, rid string) string {
+	return scoped(project, kindDeliveries+"#REQ#"+rid)
 }
 
 func (r Deliveries) attemptPut(project, deliverySK string, a webhook.Attempt) (types.TransactWriteItem, error) {
@@ -208,7 +216,38 @@ func (r Deliveries) attemptPut(project, deliverySK string, a webhook.Attempt) (t
 		DeliveryID: a.DeliveryID, Attempt: a.Attempt, Round: a.Round, Kind: string(a.Kind), URL: a.URL, RequestID: a.RequestID,
 		StatusCode: a.StatusCode, ResponseBody: a.ResponseBody, StartedAt: a.StartedAt, DurationMs: a.DurationMs,
 		ErrorClass: a.ErrorClass, Error: a.Error, NextAttemptAt: a.NextAttemptAt, ExpiresAt: now.Add(webhook.DeliveryRetention).Unix(),
+		GSI3PK: requestIndexKey(project, a.RequestID),
 	}, "")
+}
+
+func requestIndexKey(project, rid string) string {
+	if rid == "" {
+		return ""
+	}
+	return requestPK(project, rid)
+}
+
+// DeliveryOfRequest returns the id of the delivery whose attempt sent
+// request id rid ("" when none did in the retention window): one Query of
+// gsi3, which holds only the attempts' keys, and the attempt's pk names
+// its delivery.
+func (r Deliveries) DeliveryOfRequest(ctx context.Context, project, rid string) (string, error) {
+	res, err := r.s.DB.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(r.s.Tables.Deliveries), IndexName: aws.String(IndexGSI3),
+		KeyConditionExpression:    aws.String("gsi3pk = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(requestPK(project, rid))},
+		Limit:                     aws.Int32(1),
+	})
+	if err != nil {
+		return "", classify(err)
+	}
+	prefix := scoped(project, kindDeliveries+"#")
+	for _, item := range res.Items {
+		if pk, ok := item[attrPK].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, prefix) {
+			return ids.Delivery + "_" + strings.TrimPrefix(pk.Value, prefix), nil
+		}
+	}
+	return "", nil
 }
 
 // Finish implements webhook.Deliveries: the delivery's new state, the
@@ -458,6 +497,9 @@ type DeliveryFilter struct {
 	// DeliveryID narrows the sort key of whichever index is read to the
 	// delivery's own (every index sorts by it): at most one item is read.
 	DeliveryID string
+	// none makes the filter match nothing (NarrowToRequest found no
+	// delivery, or another than DeliveryID).
+	none bool
 	// Since and Until bound the delivery's event time (exclusive).
 	Since, Until time.Time
 }
@@ -491,6 +533,9 @@ func DeliveriesQuery(project string, f DeliveryFilter) List[webhook.Delivery] {
 	if f.DeliveryID != "" {
 		q.From, q.To = deliveryRange(q.From, q.To, f.DeliveryID)
 	}
+	if f.none {
+		q.From, q.To = "~", "0"
+	}
 	if len(filters) > 0 {
 		q.Filter, q.Values = strings.Join(filters, " AND "), values
 		if len(names) > 0 {
@@ -498,6 +543,24 @@ func DeliveriesQuery(project string, f DeliveryFilter) List[webhook.Delivery] {
 		}
 	}
 	return listOf(q, deliveryItem.delivery)
+}
+
+// NarrowToRequest narrows f to the delivery whose attempt sent request id
+// rid (the X-Botix-Request-Id header a receiver logged): DeliveryOfRequest,
+// then the list reads that one delivery's key as delivery_id does, with
+// every other filter. No such delivery, or one other than f.DeliveryID,
+// leaves a filter that matches nothing.
+func (r Deliveries) NarrowToRequest(ctx context.Context, project string, f *DeliveryFilter, rid string) error {
+	id, err := r.DeliveryOfRequest(ctx, project, rid)
+	if err != nil {
+		return err
+	}
+	if id == "" || (f.DeliveryID != "" && f.DeliveryID != id) {
+		f.none = true
+		return nil
+	}
+	f.DeliveryID = id
+	return nil
 }
 
 // deliveryRange narrows the sort key range [from, to] ("" unbounded) to

@@ -31,6 +31,10 @@ package store
 //	delivery          P#<prj>#DLV                     <dlv ulid>         P#<prj>#DLV#S#<status> / <ulid>   P#<prj>#DLV#WE#<we> / <ulid>
 //	attempt           P#<prj>#DLV#<dlv>               <ulid>
 //
+// An attempt that sent a request also carries gsi3pk P#<prj>#DLV#REQ#<req
+// id> (gsi3: that key alone, projecting only the table's keys), so a
+// request id finds its delivery: the attempt's pk names it.
+//
 // A <ulid> sort key orders items by creation time, so "newest first" is a
 // descending Query and a created_at range is a BETWEEN on the sort key.
 
@@ -41,14 +45,17 @@ const (
 	attrGSI1SK = "gsi1sk"
 	attrGSI2PK = "gsi2pk"
 	attrGSI2SK = "gsi2sk"
+	attrGSI3PK = "gsi3pk"
 
 	// TTLAttribute is the TTL attribute of both tables (template.yaml's
 	// TimeToLiveSpecification must name it; a test checks).
 	TTLAttribute = "expires_at"
 
-	// IndexGSI1 and IndexGSI2 are the secondary indexes of the data table.
+	// IndexGSI1 is the secondary index of the data table; the deliveries
+	// table has IndexGSI1, IndexGSI2 and IndexGSI3 (attempts by request id).
 	IndexGSI1 = "gsi1"
 	IndexGSI2 = "gsi2"
+	IndexGSI3 = "gsi3"
 )
 
 func projectPK(project string) string             { return "PROJECT#" + project }

@@ -35,7 +35,8 @@ var Permissions = map[string][]app.Permission{
 	// the recovery request, which the stream carries to the dispatcher.
 	"RecoverWebhookEndpointFunction": mutation(append(write("DataTable", "GetItem", "PutItem"), app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"})),
 
-	"ListDeliveriesFunction": append(read("DataTable"), queryOnly("DeliveriesTable", "gsi1", "gsi2")...),
+	// request_id reads gsi3 (attempts by request id) before the list.
+	"ListDeliveriesFunction": append(read("DataTable"), queryOnly("DeliveriesTable", "gsi1", "gsi2", "gsi3")...),
 	"GetDeliveryFunction":    append(read("DataTable"), write("DeliveriesTable", "GetItem", "Query")...),
 	// The key and the endpoint (endpoint_id) by key; the hourly counters
 	// with one Query.

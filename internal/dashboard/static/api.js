@@ -1,7 +1,7 @@
 // The public API, called as any integrator calls it: the project's key as
 // a Bearer token, one Idempotency-Key per operation, errors as the
 // envelope gives them.
-import { session } from './session.js';
+import { isSessionToken, session } from './session.js';
 
 const API = '/public/v1';
 
@@ -25,7 +25,8 @@ export function onUnauthorized(fn) { unauthorized = fn; }
 // call makes one HTTP request to the API. A 401 ends the session: the
 // login form comes back with the API's message.
 async function call(method, path, body, idempotencyKey) {
-  const headers = { Authorization: 'Bearer ' + session.key };
+  const used = session.key;
+  const headers = { Authorization: 'Bearer ' + used };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
   let res;
@@ -44,7 +45,10 @@ async function call(method, path, body, idempotencyKey) {
   const retryAfter = Number(res.headers.get('Retry-After')) || 0;
   const err = new APIError(res.status, data && data.error, requestId, retryAfter, data && data.message);
   if (res.status === 401) {
-    unauthorized('The API refused the key: ' + err.message + (err.requestId ? ' (request_id ' + err.requestId + ')' : ''));
+    // Calls made together all get the 401: the first one ends the session,
+    // the others (for a credential the tab no longer holds) say nothing more.
+    const what = isSessionToken(used) ? 'the dashboard session (expired or revoked)' : 'the key';
+    if (session.key === used) unauthorized('The API refused ' + what + ': ' + err.message + (err.requestId ? ' (request_id ' + err.requestId + ')' : ''));
     err.loggedOut = true;
   }
   throw err;

@@ -12,14 +12,17 @@ import { deadLetter } from './dead-letter.js';
 import { deliveries } from './deliveries.js';
 import { detail } from './delivery.js';
 import { endpoints } from './endpoints.js';
-import { askKeySwitch, keyPending, logout, renderLogin, showSignedIn } from './login.js';
+import { askKeySwitch, keyPending, logout, needsGrant, readGrant, renderLogin, showSignedIn } from './login.js';
 import { overview } from './overview.js';
 import { BASE, clearFlash, go, link, onNavigate, render, view } from './page.js';
+import { wireSearch } from './search.js';
 import { session } from './session.js';
+import { sessions } from './sessions.js';
 
 function route() {
   if (keyPending()) return askKeySwitch();
   if (!session.key) return renderLogin();
+  if (needsGrant()) return readGrant();
   showSignedIn();
   clearFlash();
   const parts = location.pathname.slice(BASE.length).split('/').filter(Boolean);
@@ -27,7 +30,7 @@ function route() {
   for (const a of document.querySelectorAll('#nav a')) {
     if (a.dataset.view === name) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
-  const views = { overview, deliveries: parts[1] ? () => detail(parts[1]) : deliveries, 'dead-letter': deadLetter, endpoints };
+  const views = { overview, deliveries: parts[1] ? () => detail(parts[1]) : deliveries, 'dead-letter': deadLetter, endpoints, sessions };
   const show = views[name] || (() => render('Not found', el('p', {}, 'There is no such page. ', link('/', 'Go to the overview'))));
   show();
   view().focus({ preventScroll: true });
@@ -43,5 +46,6 @@ document.addEventListener('click', e => {
 });
 window.addEventListener('popstate', route);
 document.getElementById('logout').addEventListener('click', () => logout(''));
+wireSearch();
 
 route();

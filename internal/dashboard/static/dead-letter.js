@@ -4,11 +4,12 @@
 // whose progress the view follows. The rows follow their deliveries as
 // they change (dead → queued → delivered or dead again): live.js.
 import { endpointsList, get, mutate } from './api.js';
-import { el, errorBox, fmtTime, fromLocalInput, noticeBox, select, toLocalInput, zone } from './dom.js';
+import { append, el, errorBox, fmtTime, fromLocalInput, noticeBox, select, toLocalInput, zone } from './dom.js';
 import { DELIVERY_HEADERS, deliveryRow, labelCells } from './deliveries.js';
 import { byHealth, progressLine, recoverySettled } from './health.js';
 import { live } from './live.js';
 import { busy, button, current, go, link, load, render, view } from './page.js';
+import { may } from './session.js';
 import { EVENT_TYPES, RECOVERY_RUNNING, STATUS_DEAD, STATUS_DELIVERED } from './vocabulary.js';
 
 // FILTERS are the view's filters: all but reason are the API's; reason
@@ -63,11 +64,11 @@ export function deadLetter() {
       }
       return d.status === STATUS_DEAD ? retryButton(entry) : el('span', { class: 'muted' }, d.status === STATUS_DELIVERED ? STATUS_DELIVERED : 'on its way');
     };
-    const retryButton = entry => button('Retry', 'secondary', async () => {
+    const retryButton = entry => may('retry', button('Retry', 'secondary', async () => {
       await mutate('POST', '/webhook-deliveries/' + entry.d.id + '/retry');
       entry.retried = entry.d.attempts_count;
       paintRow(entry, { ...entry.d, status: 'queued' });
-    });
+    }));
 
     const matches = d => !reason || (d.dead_reason || '').toLowerCase().includes(reason);
     async function page() {
@@ -118,9 +119,9 @@ export function deadLetter() {
     const updates = live(token, refresh);
     const table = el('div', { class: 'table-wrap' }, el('table', { id: 'deliveries', class: 'stack' },
       el('thead', {}, el('tr', {}, HEADERS.map(h => el('th', { scope: 'col' }, h)))), tbody));
-    view().append(
+    append(view(), [
       el('p', { class: 'muted' }, 'Deliveries that will not be retried on their own. Fix the receiver, then retry one or recover all of an endpoint since a time.'),
-      filterForm(params, eps), recoverForm(eps, params, recovery), recovery.node, updates.line, table, status, el('div', { class: 'actions' }, more));
+      filterForm(params, eps), may('retry', recoverForm(eps, params, recovery)), recovery.node, updates.line, table, status, el('div', { class: 'actions' }, more)]);
     await page();
     updates.start();
   });

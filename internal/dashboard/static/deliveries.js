@@ -1,7 +1,7 @@
 // The deliveries list: filters kept in the page URL's query, a cursor
 // list with "Load more".
 import { endpointLabel, endpointsList, get } from './api.js';
-import { badge, el, fmtTime, fromLocalInput, select, toLocalInput, zone } from './dom.js';
+import { append, badge, el, fmtTime, fromLocalInput, select, toLocalInput, zone } from './dom.js';
 import { live } from './live.js';
 import { button, current, go, link, load, render, view } from './page.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from './vocabulary.js';
@@ -9,7 +9,7 @@ import { DELIVERY_STATUSES, EVENT_TYPES } from './vocabulary.js';
 const PAGE_SIZE = 50;
 const MAX_PAGE = 200;
 
-const FILTERS = ['event_id', 'status', 'event_type', 'endpoint_id', 'since', 'until', 'limit'];
+const FILTERS = ['event_id', 'request_id', 'status', 'event_type', 'endpoint_id', 'since', 'until', 'limit'];
 
 // EVENT_ID is what the API accepts as event_id (ids.Pattern, which
 // sdk/openapi.yaml's EventID states), with the blanks a copy from a log
@@ -51,7 +51,9 @@ function filterForm(params, eps) {
     e.preventDefault();
     const q = new URLSearchParams();
     for (const f of FILTERS) {
-      let v = form.elements[f].value.trim();
+      // A request id comes from the header's search box (search.js), not
+      // a field here: kept while the other filters change.
+      let v = form.elements[f] ? form.elements[f].value.trim() : params.get(f) || '';
       if (f === 'since' || f === 'until') v = fromLocalInput(v);
       if (f === 'limit' && v === String(PAGE_SIZE)) v = '';
       if (v) q.set(f, v);
@@ -155,7 +157,9 @@ export function deliveries() {
     if (!current(token)) return;
     const list = pagedTable(token, DELIVERY_HEADERS, c => deliveryQuery(params, c), d => deliveryRow(d, eps));
     const updates = live(token, list.refresh);
-    view().append(filterForm(params, eps), updates.line, list.node);
+    append(view(), [filterForm(params, eps),
+      params.get('request_id') ? el('p', { id: 'request-filter' }, 'The delivery whose attempt sent request id ', el('code', {}, params.get('request_id')), '.') : null,
+      updates.line, list.node]);
     await list.first();
     updates.start();
   });

@@ -2,9 +2,9 @@
 // (retry now, redirect to an inspector).
 import { endpointLabel, endpointsList, get, mutate, sleep } from './api.js';
 import { confirmDialog } from './confirm.js';
-import { badge, el, errorBox, fmtTime, noticeBox } from './dom.js';
+import { append, badge, el, errorBox, fmtTime, noticeBox } from './dom.js';
 import { button, current, link, load, render, view } from './page.js';
-import { session } from './session.js';
+import { may, session } from './session.js';
 import { STATUS_DELIVERED } from './vocabulary.js';
 
 export function detail(id) {
@@ -15,7 +15,6 @@ export function detail(id) {
   const attempts = el('div', {});
   const payload = el('div', {});
   const captured = el('div', { id: 'captured' });
-  view().append(head, actions, result, el('h2', {}, 'Attempts'), attempts, captured, el('h2', {}, 'Payload'), payload);
 
   let shownAttempts = 0;
   let shown = null;
@@ -36,7 +35,7 @@ export function detail(id) {
     attempts.replaceChildren(timeline(d.attempts || []));
     let pretty;
     try { pretty = JSON.stringify(d.payload, null, 2); } catch { pretty = String(d.payload); }
-    payload.replaceChildren(el('pre', { id: 'payload' }, pretty));
+    payload.replaceChildren(scrollable('pre', { id: 'payload' }, 'Payload', pretty));
   }
 
   // refreshUntil follows the delivery until it has more than n attempts
@@ -57,8 +56,11 @@ export function detail(id) {
     if (!current(token)) return;
     document.title = d.id + ' · BOTIX webhooks';
     paint(d, eps);
-    actions.replaceChildren(
-      button('Retry now', null, async () => {
+    // Shown filled, at once: headings shown before the facts arrive
+    // would be pushed down by them (a layout shift).
+    view().append(head, actions, result, el('h2', {}, 'Attempts'), attempts, captured, el('h2', {}, 'Payload'), payload);
+    append(actions, [
+      may('retry', button('Retry now', null, async () => {
         if (shown && shown.status === STATUS_DELIVERED &&
           !await confirmDialog('This delivery was delivered: the receiver took it. Retry sends it again (the same webhook-id, which a receiver de-duplicates on).', 'Send it again')) return;
         const before = shownAttempts;
@@ -75,15 +77,23 @@ export function detail(id) {
           const box = errorBox({ message: `The manual attempt failed: ${last.status_code ? 'HTTP ' + last.status_code : 'no answer'}${last.error_class ? ' (' + last.error_class + ')' : ''}. The delivery is ${d.status}.`, requestId: r.requestId });
           result.replaceChildren(box);
         }
-      }),
-      button('Redirect to inspector', 'secondary', async () => {
+      })),
+      // A redirect makes an inspector: a change only the key may make.
+      may('write', button('Redirect to inspector', 'secondary', async () => {
         const insp = await inspector();
         const before = insp.seen;
         const r = await mutate('POST', '/webhook-deliveries/' + encodeURIComponent(id) + '/redirect', { inspector_id: insp.id });
         result.replaceChildren(noticeBox('Redirect queued to inspector ' + insp.id + '.', r.requestId));
         await showCaptures(token, captured, insp, before);
-      }));
+      }))]);
   });
+}
+
+// scrollable is a box that scrolls what it holds (pre scrolls past its
+// max-height): focusable, so the keyboard scrolls it too, and named as a
+// region for the screen reader that lands on it.
+function scrollable(tag, attrs, name, ...children) {
+  return el(tag, { ...attrs, tabindex: 0, role: 'region', 'aria-label': name }, ...children);
 }
 
 function fact(name, ...value) {
@@ -105,7 +115,7 @@ function timeline(attempts) {
       el('div', { class: 'muted wrap' }, a.url),
       a.error ? el('div', {}, a.error) : null,
       a.next_attempt_at ? el('div', { class: 'muted' }, 'next attempt ', fmtTime(a.next_attempt_at)) : null,
-      a.response_body ? el('details', {}, el('summary', {}, 'Response body (first 4 KB)'), el('pre', { class: 'response-body' }, a.response_body)) : null);
+      a.response_body ? el('details', {}, el('summary', {}, 'Response body (first 4 KB)'), scrollable('pre', { class: 'response-body' }, 'Response body of attempt #' + a.attempt, a.response_body)) : null);
   }));
 }
 
@@ -135,8 +145,8 @@ async function showCaptures(token, box, insp, before) {
         page.data.length === 0 ? el('p', { class: 'muted' }, 'Nothing captured yet.') :
           el('ol', { class: 'timeline' }, page.data.map(q => el('li', { class: 'ok' },
             el('div', { class: 'attempt-head' }, el('strong', {}, q.method + ' ' + q.path), fmtTime(q.received_at), el('code', { class: 'muted' }, q.id)),
-            el('details', {}, el('summary', {}, 'Headers'), el('pre', {}, Object.entries(q.headers || {}).map(([k, v]) => `${k}: ${v}`).join('\n'))),
-            el('pre', { class: 'captured-body' }, q.body)))));
+            el('details', {}, el('summary', {}, 'Headers'), scrollable('pre', {}, 'Captured headers', Object.entries(q.headers || {}).map(([k, v]) => `${k}: ${v}`).join('\n'))),
+            scrollable('pre', { class: 'captured-body' }, 'Captured body', q.body)))));
       return;
     }
     await sleep(1000);

@@ -7,6 +7,7 @@ import { flowFacts, limitFields } from './endpoint-limits.js';
 import { byHealth, healthBadge, healthCause, progressLine } from './health.js';
 import { live } from './live.js';
 import { busy, button, current, load, render, view } from './page.js';
+import { may } from './session.js';
 import { EVENT_TYPES } from './vocabulary.js';
 
 function eventsFieldset(prefix, chosen) {
@@ -56,7 +57,7 @@ export function endpoints() {
     if (eps.length !== cards.size || eps.some(ep => !cards.has(ep.id))) return paintList();
     await Promise.all(eps.map(ep => cards.get(ep.id).update(ep)));
   });
-  view().append(top, createForm(top, () => paintList()), el('h2', {}, 'Registered'), updates.line, listBox);
+  append(view(), [top, may('write', createForm(top, () => paintList())), el('h2', {}, 'Registered'), updates.line, listBox]);
   async function paintList() {
     const eps = byHealth(await endpointsList(true));
     if (!current(token)) return;
@@ -120,7 +121,7 @@ function endpointCard(ep, top, refresh) {
     el('div', { class: 'muted' }, 'Events: ', ep.events.join(', ')),
     flow,
     recovery,
-    el('div', { class: 'actions' },
+    may('write', el('div', { class: 'actions' },
       button('Edit', 'secondary', async () => edit()),
       button(ep.enabled ? 'Disable' : 'Enable', 'secondary', async () => {
         await mutate('PATCH', path, { enabled: !ep.enabled });
@@ -145,7 +146,7 @@ function endpointCard(ep, top, refresh) {
         if (!await confirmDialog(`Delete the endpoint ${ep.url} (${ep.id})? It is sent nothing more; its deliveries stay in the log.`, 'Delete endpoint')) return;
         await mutate('DELETE', path);
         await refresh();
-      })),
+      }))),
     out]); update(null).catch(() => {}); };
   const edit = () => {
     editing = true;

@@ -139,3 +139,21 @@ func TestLimitMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestDeliveryListFilters: the id filters reach the query.
+func TestDeliveryListFilters(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.URL.RawQuery
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"data":[],"next_cursor":null,"has_more":false}`)
+	}))
+	t.Cleanup(srv.Close)
+	c := botix.NewClient("bx_test", botix.WithBaseURL(srv.URL))
+	if _, err := c.Deliveries.List(context.Background(), botix.DeliveryListParams{EventID: "evt_1", DeliveryID: "dlv_1", RequestID: "req_1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got != "delivery_id=dlv_1&event_id=evt_1&request_id=req_1" {
+		t.Fatalf("query %q", got)
+	}
+}

@@ -272,7 +272,7 @@ func (s *DeliveriesService) Walk(p DeliveryListParams, from Position) *Walker[De
 
 func (p DeliveryListParams) query() url.Values {
 	return query(p.ListParams, "status", p.Status, "endpoint_id", p.EndpointID, "event_type", p.EventType,
-		"event_id", p.EventID, "delivery_id", p.DeliveryID, "since", timeParam(p.Since), "until", timeParam(p.Until))
+		"event_id", p.EventID, "delivery_id", p.DeliveryID, "request_id", p.RequestID, "since", timeParam(p.Since), "until", timeParam(p.Until))
 }
 
 // Get returns a delivery with its payload and attempts.

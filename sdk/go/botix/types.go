@@ -475,7 +475,9 @@ type MessageListParams struct {
 // DeliveryListParams filter Deliveries.List (the last 14 days). EventID
 // (evt_...) selects the deliveries of one event: the webhook-id header a
 // receiver saw; it combines with the other filters. DeliveryID (dlv_...)
-// selects one delivery, when it matches the other filters too.
+// selects one delivery, when it matches the other filters too; RequestID
+// (req_...) the delivery one of whose attempts sent that request id (the
+// X-Botix-Request-Id header a receiver logged).
 type DeliveryListParams struct {
 	ListParams
 	Status     string
@@ -483,6 +485,7 @@ type DeliveryListParams struct {
 	EventType  string
 	EventID    string
 	DeliveryID string
+	RequestID  string
 	Since      time.Time
 	Until      time.Time
 }

@@ -117,6 +117,8 @@ export interface DeliveryListParams extends ListParams {
   eventId?: string;
   /** One delivery (dlv_...), when it matches the other filters too. */
   deliveryId?: string;
+  /** The delivery one of whose attempts sent this request id (req_..., the X-Botix-Request-Id a receiver logged). */
+  requestId?: string;
   since?: Date | string;
   until?: Date | string;
 }
@@ -407,6 +409,7 @@ function deliveryQuery(p: DeliveryListParams): URLSearchParams {
     event_type: p.eventType,
     event_id: p.eventId,
     delivery_id: p.deliveryId,
+    request_id: p.requestId,
     since: timeParam(p.since),
     until: timeParam(p.until),
   });

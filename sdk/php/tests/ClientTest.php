@@ -128,6 +128,16 @@ final class ClientTest extends TestCase
         self::assertArrayNotHasKey('idempotency-key', self::$server->requests()[0]['headers']);
     }
 
+    public function testDeliveryListFilters(): void
+    {
+        self::$server->script([['status' => 200, 'body' => ['data' => [], 'next_cursor' => null, 'has_more' => false]]]);
+        $this->client()->deliveries->list(eventId: 'evt_1', deliveryId: 'dlv_1', requestId: 'req_1');
+        $uri = self::$server->requests()[0]['uri'];
+        self::assertStringContainsString('event_id=evt_1', $uri);
+        self::assertStringContainsString('delivery_id=dlv_1', $uri);
+        self::assertStringContainsString('request_id=req_1', $uri);
+    }
+
     /** @return iterable<string,array{0:string,1:bool}> */
     public static function keyCases(): iterable
     {

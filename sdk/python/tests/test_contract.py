@@ -61,7 +61,7 @@ class RoutesTest(unittest.TestCase):
         c.webhook_endpoints.rotate_secret("we_x")
         c.webhook_endpoints.test("we_x")
         c.webhook_endpoints.recover("we_x", since="2026-11-29T00:00:00Z")
-        list(c.deliveries.list())
+        list(c.deliveries.list(delivery_id="dlv_x", request_id="req_x"))
         c.deliveries.stats()
         c.deliveries.get("dlv_x")
         c.deliveries.retry("dlv_x")
@@ -80,6 +80,9 @@ class RoutesTest(unittest.TestCase):
                                   r.path.split("?")[0])) for r in srv.requests}
         want = {(r.method, re.sub(r"\{[^}]+\}", "{}", r.full())) for r in botix.ROUTES}
         self.assertEqual(seen, want)
+        deliveries = next(r for r in srv.requests if r.method == "GET" and r.path.split("?")[0].endswith("/webhook-deliveries"))
+        self.assertIn("delivery_id=dlv_x", deliveries.path)
+        self.assertIn("request_id=req_x", deliveries.path)
         for r in srv.requests:
             if r.method != "GET":
                 self.assertTrue(botix.valid_idempotency_key(r.headers.get("idempotency-key", "")), r.path)

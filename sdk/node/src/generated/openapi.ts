@@ -1981,6 +1981,8 @@ export interface components {
         DeliveryEventID: components["schemas"]["EventID"];
         /** @description One delivery (dlv_...), as a filter: the page holds it when it also matches every other filter, and nothing otherwise. A cursor issued with one delivery_id is refused with another (INVALID_CURSOR). */
         DeliveryID: components["schemas"]["DeliveryID"];
+        /** @description The delivery one of whose attempts sent this request id (req_..., the X-Botix-Request-Id header a receiver logged, of any attempt in the last 14 days), as a filter: the page holds it when it also matches every other filter, and nothing otherwise. A cursor issued with one request_id is refused with another (INVALID_CURSOR). */
+        DeliveryRequestID: components["schemas"]["RequestID"];
         /** @description From this time (at most 14 days back). */
         Since: string;
         /** @description Up to this time; must not be before since (400 INVALID_PARAMETER). */
@@ -2563,6 +2565,8 @@ export interface operations {
                 event_id?: components["parameters"]["DeliveryEventID"];
                 /** @description One delivery (dlv_...), as a filter: the page holds it when it also matches every other filter, and nothing otherwise. A cursor issued with one delivery_id is refused with another (INVALID_CURSOR). */
                 delivery_id?: components["parameters"]["DeliveryID"];
+                /** @description The delivery one of whose attempts sent this request id (req_..., the X-Botix-Request-Id header a receiver logged, of any attempt in the last 14 days), as a filter: the page holds it when it also matches every other filter, and nothing otherwise. A cursor issued with one request_id is refused with another (INVALID_CURSOR). */
+                request_id?: components["parameters"]["DeliveryRequestID"];
                 /** @description From this time (at most 14 days back). */
                 since?: components["parameters"]["Since"];
                 /** @description Up to this time; must not be before since (400 INVALID_PARAMETER). */

@@ -56,7 +56,7 @@ test("every method calls its route, and every route has a method", async () => {
       rotateWebhookSecret: () => c.webhookEndpoints.rotateSecret("we_1"),
       testWebhookEndpoint: () => c.webhookEndpoints.test("we_1"),
       recoverWebhookEndpoint: () => c.webhookEndpoints.recover("we_1", new Date(0)),
-      listDeliveries: () => c.deliveries.list({ eventId: "evt_1" }).toArray(),
+      listDeliveries: () => c.deliveries.list({ eventId: "evt_1", deliveryId: "dlv_1", requestId: "req_1" }).toArray(),
       getDeliveryStats: () => c.deliveries.stats({ granularity: "day" }),
       getDelivery: () => c.deliveries.get("dlv_1"),
       retryDelivery: () => c.deliveries.retry("dlv_1"),
@@ -90,6 +90,8 @@ test("every method calls its route, and every route has a method", async () => {
     const params = f.seen.find((s) => s.path.endsWith("/contacts") && s.method === "GET")!.query;
     assert.equal(params.get("tag"), "t");
     assert.equal(params.get("created_after"), "1970-01-01T00:00:00.000Z");
+    const dq = f.seen.find((s) => s.path.endsWith("/webhook-deliveries") && s.method === "GET")!.query;
+    assert.deepEqual([dq.get("event_id"), dq.get("delivery_id"), dq.get("request_id")], ["evt_1", "dlv_1", "req_1"]);
   } finally {
     await f.close();
   }

@@ -17,15 +17,15 @@ use Botix\Walker;
 final class Deliveries extends Service
 {
     /** @return Page<Delivery> */
-    public function list(?int $limit = null, ?string $cursor = null, ?string $status = null, ?string $endpointId = null, ?string $eventType = null, ?string $eventId = null, ?\DateTimeInterface $since = null, ?\DateTimeInterface $until = null, ?string $deliveryId = null): Page
+    public function list(?int $limit = null, ?string $cursor = null, ?string $status = null, ?string $endpointId = null, ?string $eventType = null, ?string $eventId = null, ?\DateTimeInterface $since = null, ?\DateTimeInterface $until = null, ?string $deliveryId = null, ?string $requestId = null): Page
     {
-        return $this->page(Delivery::class, 'deliveries.list', [], self::query($cursor, $limit, self::filters($status, $endpointId, $eventType, $eventId, $since, $until, $deliveryId)));
+        return $this->page(Delivery::class, 'deliveries.list', [], self::query($cursor, $limit, self::filters($status, $endpointId, $eventType, $eventId, $since, $until, $deliveryId, $requestId)));
     }
 
     /** @return Walker<Delivery> */
-    public function walk(?int $limit = null, Position|string|null $from = null, ?string $cursor = null, ?string $status = null, ?string $endpointId = null, ?string $eventType = null, ?string $eventId = null, ?\DateTimeInterface $since = null, ?\DateTimeInterface $until = null, ?string $deliveryId = null): Walker
+    public function walk(?int $limit = null, Position|string|null $from = null, ?string $cursor = null, ?string $status = null, ?string $endpointId = null, ?string $eventType = null, ?string $eventId = null, ?\DateTimeInterface $since = null, ?\DateTimeInterface $until = null, ?string $deliveryId = null, ?string $requestId = null): Walker
     {
-        return $this->walker(Delivery::class, 'deliveries.list', [], self::query($cursor, $limit, self::filters($status, $endpointId, $eventType, $eventId, $since, $until, $deliveryId)), $from);
+        return $this->walker(Delivery::class, 'deliveries.list', [], self::query($cursor, $limit, self::filters($status, $endpointId, $eventType, $eventId, $since, $until, $deliveryId, $requestId)), $from);
     }
 
     /** A delivery with its payload and attempts. */
@@ -53,8 +53,8 @@ final class Deliveries extends Service
     }
 
     /** @return array<string,mixed> */
-    private static function filters(?string $status, ?string $endpointId, ?string $eventType, ?string $eventId, ?\DateTimeInterface $since, ?\DateTimeInterface $until, ?string $deliveryId): array
+    private static function filters(?string $status, ?string $endpointId, ?string $eventType, ?string $eventId, ?\DateTimeInterface $since, ?\DateTimeInterface $until, ?string $deliveryId, ?string $requestId): array
     {
-        return ['status' => $status, 'endpoint_id' => $endpointId, 'event_type' => $eventType, 'event_id' => $eventId, 'delivery_id' => $deliveryId, 'since' => $since, 'until' => $until];
+        return ['status' => $status, 'endpoint_id' => $endpointId, 'event_type' => $eventType, 'event_id' => $eventId, 'delivery_id' => $deliveryId, 'request_id' => $requestId, 'since' => $since, 'until' => $until];
     }
 }

@@ -239,23 +239,23 @@ class DeliveriesService(_Service):
 
     def page(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, status: Optional[str] = None,
              endpoint_id: Optional[str] = None, event_type: Optional[str] = None, event_id: Optional[str] = None,
-             delivery_id: Optional[str] = None, since: TimeArg = None, until: TimeArg = None) -> Page[Delivery]:
+             delivery_id: Optional[str] = None, request_id: Optional[str] = None, since: TimeArg = None, until: TimeArg = None) -> Page[Delivery]:
         return self._c._page(Delivery, ROUTE_DELIVERIES_LIST, (), _list_query(
             limit, cursor, status=status, endpoint_id=endpoint_id, event_type=event_type, event_id=event_id,
-            delivery_id=delivery_id, since=time_param(since), until=time_param(until)))
+            delivery_id=delivery_id, request_id=request_id, since=time_param(since), until=time_param(until)))
 
     def walk(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, status: Optional[str] = None,
              endpoint_id: Optional[str] = None, event_type: Optional[str] = None, event_id: Optional[str] = None,
-             delivery_id: Optional[str] = None, since: TimeArg = None, until: TimeArg = None, position: Union[None, str, Position] = None) -> Walker[Delivery]:
+             delivery_id: Optional[str] = None, request_id: Optional[str] = None, since: TimeArg = None, until: TimeArg = None, position: Union[None, str, Position] = None) -> Walker[Delivery]:
         return self._walker(Delivery, ROUTE_DELIVERIES_LIST, (), _list_query(
             limit, cursor, status=status, endpoint_id=endpoint_id, event_type=event_type, event_id=event_id,
-            delivery_id=delivery_id, since=time_param(since), until=time_param(until)), position)
+            delivery_id=delivery_id, request_id=request_id, since=time_param(since), until=time_param(until)), position)
 
     def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, status: Optional[str] = None,
              endpoint_id: Optional[str] = None, event_type: Optional[str] = None, event_id: Optional[str] = None,
-             delivery_id: Optional[str] = None, since: TimeArg = None, until: TimeArg = None) -> Iterator[Delivery]:
+             delivery_id: Optional[str] = None, request_id: Optional[str] = None, since: TimeArg = None, until: TimeArg = None) -> Iterator[Delivery]:
         return iter(self.walk(limit=limit, cursor=cursor, status=status, endpoint_id=endpoint_id, event_type=event_type,
-                              event_id=event_id, delivery_id=delivery_id, since=since, until=until))
+                              event_id=event_id, delivery_id=delivery_id, request_id=request_id, since=since, until=until))
 
     def get(self, delivery_id: str) -> DeliveryDetail:
         """A delivery with its payload and attempts."""
