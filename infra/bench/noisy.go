@@ -105,7 +105,7 @@ func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer)
 	if err := writeEvents(ctx, s, a.project, cfg.Flood); err != nil {
 		return err
 	}
-	fast.watch(func() (int, error) { return rt.QueueDepth(ctx, "DeliveryQueue") })
+	fast.watch(func() (int, error) { return rt.QueueDepth(ctx, "BulkDeliveryQueue") })
 	crowded, err := quiet()
 	if err != nil {
 		return err
@@ -130,7 +130,7 @@ func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer)
 	}
 	fprintf(out, "\nEnqueue to delivery: from the delivery's created_at to the request's arrival; event to delivery: from the event's created_at.\n")
 	fprintf(out, "p99 enqueue to delivery, with A's flood / alone: %s (bound %.1fx: %s).\n", ratio(float64(p99Crowded), float64(p99Alone)), NoisyBound, verdict)
-	fprintf(out, "Delivery queue depth when B's first webhook of the flood phase arrived: %d; A's webhooks not yet delivered when B's last arrived: %d of %d; A's flood delivered %s after its first write.\n",
+	fprintf(out, "Bulk lane depth (A's backlog) when B's first webhook of the flood phase arrived: %d; A's webhooks not yet delivered when B's last arrived: %d of %d; A's flood delivered %s after its first write.\n",
 		fast.depth, floodLeft, cfg.Flood, floodTime.Round(time.Second))
 	return nil
 }

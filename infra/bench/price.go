@@ -133,6 +133,8 @@ func (m *metered) settle(ctx context.Context) error {
 			return fmt.Errorf("price: the runtime did not settle in 5 minutes")
 		}
 		depth, _ := m.rt.QueueDepth(ctx, "DeliveryQueue")
+		bulk, _ := m.rt.QueueDepth(ctx, "BulkDeliveryQueue")
+		depth += bulk
 		pending, _ := m.rt.PendingSchedules(ctx)
 		n := invocations()
 		if depth == 0 && pending == 0 && n == last {

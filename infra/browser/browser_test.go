@@ -54,7 +54,7 @@ func start(t *testing.T) *system {
 		Parameters: map[string]string{
 			"WebhookRetrySchedule": "1s,1s,1s,1s", "WebhookConnectTimeout": "1s", "WebhookReadTimeout": "2s",
 		},
-		VisibilityTimeout: map[string]time.Duration{"DeliveryQueue": 4 * time.Second},
+		VisibilityTimeout: map[string]time.Duration{"DeliveryQueue": 4 * time.Second, "BulkDeliveryQueue": 4 * time.Second},
 		Timeouts:          map[string]time.Duration{"DeliverFunction": 5 * time.Second},
 	})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

@@ -38,6 +38,7 @@ func TestRecoveryCannotAmplify(t *testing.T) {
 		// in round 1: on a loaded machine the attempts get time to finish.
 		cfg.Parameters["WebhookConnectTimeout"], cfg.Parameters["WebhookReadTimeout"] = "10s", "10s"
 		cfg.VisibilityTimeout["DeliveryQueue"] = 60 * time.Second
+		cfg.VisibilityTimeout["BulkDeliveryQueue"] = 60 * time.Second
 		cfg.Timeouts["DeliverFunction"] = 30 * time.Second
 	})
 	start := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)

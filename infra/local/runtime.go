@@ -69,8 +69,10 @@ type Config struct {
 	VisibilityTimeout map[string]time.Duration
 	Timeouts          map[string]time.Duration
 	// QueuePollers bounds the concurrent invocations per SQS source
-	// (default 4, never above the template's MaximumConcurrency).
-	QueuePollers int
+	// (default 4, never above the template's MaximumConcurrency, or the
+	// MaximumConcurrency overrides of that queue's source by queue id).
+	QueuePollers       int
+	MaximumConcurrency map[string]int
 	// OnResponse, if set, is told the status of every API response, with
 	// the request it answered.
 	OnResponse func(req *http.Request, route string, status int)
@@ -218,6 +220,9 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		pollers = 4
 	}
 	for _, m := range r.sqsMaps {
+		if n, ok := r.cfg.MaximumConcurrency[m.queue]; ok {
+			m.concurrency = n
+		}
 		for i := 0; i < min(pollers, m.concurrency); i++ {
 			r.background(func() { r.pollQueue(bgCtx, m) })
 		}

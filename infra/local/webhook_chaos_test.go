@@ -33,7 +33,11 @@ func TestChaos(t *testing.T) {
 	rt, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
 		cfg.QueuePollers = 8
 		cfg.Timeouts["DeliverFunction"] = 20 * time.Second
+		// The events come 50 to a transaction: their webhooks go on the
+		// bulk lane, given the delivery queue's pollers and visibility here.
+		cfg.MaximumConcurrency = map[string]int{"BulkDeliveryQueue": 8}
 		cfg.VisibilityTimeout["DeliveryQueue"] = 30 * time.Second
+		cfg.VisibilityTimeout["BulkDeliveryQueue"] = 30 * time.Second
 	})
 	ctx := context.Background()
 	var mu sync.Mutex

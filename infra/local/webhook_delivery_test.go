@@ -29,7 +29,7 @@ func webhookRuntime(t *testing.T, extra func(*local.Config)) (*local.Runtime, cl
 		Parameters: map[string]string{
 			"WebhookRetrySchedule": "1s,1s,1s,1s", "WebhookConnectTimeout": "1s", "WebhookReadTimeout": "1s",
 		},
-		VisibilityTimeout: map[string]time.Duration{"DeliveryQueue": 3 * time.Second},
+		VisibilityTimeout: map[string]time.Duration{"DeliveryQueue": 3 * time.Second, "BulkDeliveryQueue": 3 * time.Second},
 		Timeouts:          map[string]time.Duration{"DeliverFunction": 4 * time.Second},
 	}
 	if extra != nil {

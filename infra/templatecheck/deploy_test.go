@@ -103,7 +103,7 @@ func TestPoliciesGrantExactlyWhatTheCodeCalls(t *testing.T) {
 	}
 }
 
-func TestSchedulerRoleMaySendToTheDeliveryQueueOnly(t *testing.T) {
+func TestSchedulerRoleMaySendToTheDeliveryQueuesOnly(t *testing.T) {
 	tpl, _ := load(t)
 	role := tpl.Resources["SchedulerRole"].Properties
 	var grants []string
@@ -112,11 +112,13 @@ func TestSchedulerRoleMaySendToTheDeliveryQueueOnly(t *testing.T) {
 		for _, st := range asList(doc["Statement"]) {
 			s := st.(map[string]any)
 			for _, a := range asList(s["Action"]) {
-				grants = append(grants, fmt.Sprint(a)+" on "+resourceOf(s["Resource"]))
+				for _, r := range asList(s["Resource"]) {
+					grants = append(grants, fmt.Sprint(a)+" on "+resourceOf(r))
+				}
 			}
 		}
 	}
-	if strings.Join(grants, ",") != "sqs:SendMessage on DeliveryQueue" {
+	if strings.Join(grants, ",") != "sqs:SendMessage on DeliveryQueue,sqs:SendMessage on BulkDeliveryQueue" {
 		t.Fatalf("SchedulerRole grants %v", grants)
 	}
 	trust := fmt.Sprint(role["AssumeRolePolicyDocument"])
@@ -145,25 +147,29 @@ func TestQueuesAndTimeouts(t *testing.T) {
 	tpl, _ := load(t)
 	fns := tpl.Functions()
 	deliver := fns["DeliverFunction"]
-	q := tpl.Resources["DeliveryQueue"].Properties
 	dlq := tpl.Resources["DeadLetterQueue"].Properties
 	param := func(name string) time.Duration { return seconds(t, tpl.Parameters[name]["Default"]) }
 
-	if vis := seconds(t, q["VisibilityTimeout"]); vis < 6*deliver.Timeout() {
-		t.Errorf("delivery queue visibility %s < 6 x deliver timeout %s", vis, deliver.Timeout())
-	}
 	if c, r := param("WebhookConnectTimeout"), param("WebhookReadTimeout"); deliver.Timeout() <= c+r {
 		t.Errorf("deliver timeout %s must exceed connect %s + read %s", deliver.Timeout(), c, r)
 	}
-	rp, _ := q["RedrivePolicy"].(map[string]any)
-	if resourceOf(rp["deadLetterTargetArn"]) != "DeadLetterQueue" || rp["maxReceiveCount"] == nil {
-		t.Errorf("delivery queue redrive policy %v", rp)
+	// Both lanes are delivery queues: the same timeouts, dead letters and
+	// encryption.
+	for _, id := range []string{"DeliveryQueue", "BulkDeliveryQueue"} {
+		q := tpl.Resources[id].Properties
+		if vis := seconds(t, q["VisibilityTimeout"]); vis < 6*deliver.Timeout() {
+			t.Errorf("%s visibility %s < 6 x deliver timeout %s", id, vis, deliver.Timeout())
+		}
+		rp, _ := q["RedrivePolicy"].(map[string]any)
+		if resourceOf(rp["deadLetterTargetArn"]) != "DeadLetterQueue" || rp["maxReceiveCount"] == nil {
+			t.Errorf("%s redrive policy %v", id, rp)
+		}
+		src, dl := seconds(t, q["MessageRetentionPeriod"]), seconds(t, dlq["MessageRetentionPeriod"])
+		if dl < 14*24*time.Hour || dl <= src {
+			t.Errorf("DLQ retention %s must be >= 14 days and longer than %s's %s", dl, id, src)
+		}
 	}
-	src, dl := seconds(t, q["MessageRetentionPeriod"]), seconds(t, dlq["MessageRetentionPeriod"])
-	if dl < 14*24*time.Hour || dl <= src {
-		t.Errorf("DLQ retention %s must be >= 14 days and longer than the source's %s", dl, src)
-	}
-	for _, id := range []string{"DeliveryQueue", "DeadLetterQueue"} {
+	for _, id := range []string{"DeliveryQueue", "BulkDeliveryQueue", "DeadLetterQueue"} {
 		if tpl.Resources[id].Properties["SqsManagedSseEnabled"] != true {
 			t.Errorf("%s is not encrypted", id)
 		}
@@ -198,9 +204,21 @@ func TestEventSources(t *testing.T) {
 			t.Errorf("dispatch filter %s lacks %s", filter, want)
 		}
 	}
-	deliver := event(t, fns["DeliverFunction"], "SQS")
-	if !partial(deliver) || deliver.Properties["BatchSize"] == nil || deliver.Properties["MaximumBatchingWindowInSeconds"] == nil || deliver.Properties["ScalingConfig"] == nil {
-		t.Errorf("deliver source %v", deliver.Properties)
+	// The deliver function consumes both lanes, the bulk lane with fewer
+	// consumers than the delivery queue.
+	concurrency := map[string]int{}
+	for _, e := range fns["DeliverFunction"].Events() {
+		if e.Type != "SQS" {
+			continue
+		}
+		if !partial(e) || e.Properties["BatchSize"] == nil || e.Properties["MaximumBatchingWindowInSeconds"] == nil || e.Properties["ScalingConfig"] == nil {
+			t.Errorf("deliver source %s: %v", e.Name, e.Properties)
+		}
+		n, _ := e.Properties["ScalingConfig"].(map[string]any)["MaximumConcurrency"].(int)
+		concurrency[resourceOf(e.Properties["Queue"])] = n
+	}
+	if bulk, main := concurrency["BulkDeliveryQueue"], concurrency["DeliveryQueue"]; bulk < 2 || bulk >= main {
+		t.Errorf("deliver sources' MaximumConcurrency %v: the bulk lane's must be at least SQS's 2 and below the delivery queue's", concurrency)
 	}
 	apply := event(t, fns["CatalogApplyFunction"], "DynamoDB")
 	if !partial(apply) || !strings.Contains(fmt.Sprint(apply.Properties["FilterCriteria"]), "catalog_import") {

@@ -54,6 +54,7 @@ const (
 	EnvOffsetTimeBudget = "OFFSET_TIME_BUDGET"
 
 	EnvDeliveryQueueURL   = "DELIVERY_QUEUE_URL"
+	EnvBulkQueueURL       = "BULK_DELIVERY_QUEUE_URL"
 	EnvDeliveryQueueARN   = "DELIVERY_QUEUE_ARN"
 	EnvDeadLetterQueueURL = "DEAD_LETTER_QUEUE_URL"
 	EnvScheduleGroup      = "WEBHOOK_SCHEDULE_GROUP"
@@ -241,9 +242,10 @@ func (c *core) sqs() *sqs.Client {
 	}}, c.opts.sqs...)...)
 }
 
-// queue is the delivery queue of this function's environment.
+// queue is the delivery queue and its bulk lane of this function's
+// environment.
 func (c *core) queue() *awsqueue.Queue {
-	return &awsqueue.Queue{SQS: c.sqs(), URL: c.Vars.Required(EnvDeliveryQueueURL)}
+	return &awsqueue.Queue{SQS: c.sqs(), URL: c.Vars.Required(EnvDeliveryQueueURL), BulkURL: c.Vars.Required(EnvBulkQueueURL)}
 }
 
 func (c *core) scheduler() *scheduler.Client {

@@ -210,14 +210,14 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 		q.DeadLetterURL = c.Vars.Required(EnvDeadLetterQueueURL)
 		d := &webhook.Deliverer{
 			Deliveries: c.store.Deliveries(), Endpoints: c.store.Endpoints(), Queue: q,
-			Scheduler: &awsqueue.Scheduler{Client: c.scheduler(), Group: c.Vars.Required(EnvScheduleGroup), QueueURL: c.Vars.Required(EnvDeliveryQueueURL), QueueARN: c.Vars.Required(EnvDeliveryQueueARN), RoleARN: c.Vars.Required(EnvSchedulerRoleARN)},
+			Scheduler: &awsqueue.Scheduler{Client: c.scheduler(), Group: c.Vars.Required(EnvScheduleGroup), QueueURL: c.Vars.Required(EnvDeliveryQueueURL), BulkQueueURL: c.Vars.Required(EnvBulkQueueURL), QueueARN: c.Vars.Required(EnvDeliveryQueueARN), RoleARN: c.Vars.Required(EnvSchedulerRoleARN)},
 			Poster:    webhook.NewSender(c.guard(), c.Vars.Duration(EnvConnectTimeout), c.Vars.Duration(EnvReadTimeout)),
 			Config:    cfg, Log: c.Log, Hooks: c.opts.deliveries, Now: c.opts.now,
 			Announcer: &webhook.Announcer{Events: c.store.HealthEvents(), Log: c.Log},
 		}
 		rc := &webhook.Recoverer{Deliveries: c.store.Deliveries(), Recoveries: c.store.Recoveries(), NewID: api.NewRecoveryID, Pace: pace(c.Vars, EnvRecoveryPace)}
 		cont := &webhook.Continuer{Recoverer: rc, Endpoints: c.store.Endpoints(), Log: c.Log, Now: c.opts.now}
-		consumer := &awsqueue.Consumer{Handle: cont.Route(d.HandleBatch), SQS: q.SQS, QueueURL: q.URL, Log: c.Log}
+		consumer := &awsqueue.Consumer{Handle: cont.Route(d.HandleBatch), SQS: q.SQS, QueueURLs: []string{q.URL, q.BulkURL}, Log: c.Log}
 		return consumer.HandleBatch
 	})
 }

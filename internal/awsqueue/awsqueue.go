@@ -23,11 +23,22 @@ import (
 	"github.com/botix/public-api/internal/webhook"
 )
 
-// Queue is the delivery queue and the dead-letter queue on SQS.
+// Queue is the delivery queue, its bulk lane and the dead-letter queue on
+// SQS.
 type Queue struct {
-	SQS           *sqs.Client
-	URL           string
+	SQS *sqs.Client
+	// URL is the delivery queue's, BulkURL the bulk lane's (see
+	// webhook.BulkAfter): a message marked Bulk goes there.
+	URL, BulkURL  string
 	DeadLetterURL string
+}
+
+// lane returns the queue of a message's lane: bulk when it is marked so.
+func lane(m webhook.Message, url, bulkURL string) string {
+	if m.Bulk {
+		return bulkURL
+	}
+	return url
 }
 
 var (
@@ -81,33 +92,47 @@ func (q *Queue) Enqueue(ctx context.Context, msgs []webhook.Message) []error {
 // queue.
 func (q *Queue) Defer(ctx context.Context, msgs []webhook.Deferred) []error {
 	errs := make([]error, len(msgs))
+	// A SendMessageBatch goes to one queue: the lanes are sent apart.
+	byLane := map[string][]int{}
+	for i, m := range msgs {
+		u := lane(m.Message, q.URL, q.BulkURL)
+		byLane[u] = append(byLane[u], i)
+	}
 	sem := make(chan struct{}, sendConcurrency)
 	var wg sync.WaitGroup
-	for start := 0; start < len(msgs); start += 10 {
-		chunk := msgs[start:min(start+10, len(msgs))]
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
-			for k, m := range chunk {
-				entries[k] = batchEntry(strconv.Itoa(k), messageInput(q.URL, m.Message, m.Delay))
-			}
-			out, err := q.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.URL), Entries: entries})
-			if err != nil {
-				for k := range chunk {
-					errs[start+k] = err
-				}
-				return
-			}
-			for _, f := range out.Failed {
-				k, _ := strconv.Atoi(aws.ToString(f.Id))
-				errs[start+k] = fmt.Errorf("awsqueue: message not sent: %s", aws.ToString(f.Message))
-			}
-		}()
+	for url, idx := range byLane {
+		for start := 0; start < len(idx); start += 10 {
+			chunk := idx[start:min(start+10, len(idx))]
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				q.sendBatch(ctx, url, msgs, chunk, errs)
+			}()
+		}
 	}
 	wg.Wait()
 	return errs
+}
+
+// sendBatch sends msgs[chunk] (at most ten) to the queue at url in one
+// SendMessageBatch, writing each one's error to errs.
+func (q *Queue) sendBatch(ctx context.Context, url string, msgs []webhook.Deferred, chunk []int, errs []error) {
+	entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
+	for k, i := range chunk {
+		entries[k] = batchEntry(strconv.Itoa(k), messageInput(url, msgs[i].Message, msgs[i].Delay))
+	}
+	out, err := q.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
+	if err != nil {
+		for _, i := range chunk {
+			errs[i] = err
+		}
+		return
+	}
+	for _, f := range out.Failed {
+		k, _ := strconv.Atoi(aws.ToString(f.Id))
+		errs[chunk[k]] = fmt.Errorf("awsqueue: message not sent: %s", aws.ToString(f.Message))
+	}
 }
 
 // DeadLetter implements webhook.Queue. The project, endpoint and event
@@ -146,7 +171,7 @@ func (q *Queue) Requeue(ctx context.Context, l webhook.DeadLetter) error {
 	if err != nil {
 		return fmt.Errorf("awsqueue: requeue: not a delivery message: %w", err)
 	}
-	if _, err := q.SQS.SendMessage(ctx, messageInput(q.URL, m, 0)); err != nil {
+	if _, err := q.SQS.SendMessage(ctx, messageInput(lane(m, q.URL, q.BulkURL), m, 0)); err != nil {
 		return err
 	}
 	return q.Delete(ctx, l)
@@ -180,10 +205,11 @@ func (q *Queue) Release(ctx context.Context, ls []webhook.DeadLetter) error {
 type Scheduler struct {
 	Client *scheduler.Client
 	Group  string
-	// QueueURL and QueueARN name the delivery queue; the ARN gives the
-	// partition of the target.
-	QueueURL string
-	QueueARN string
+	// QueueURL and QueueARN name the delivery queue (the ARN gives the
+	// partition of the target), BulkQueueURL its bulk lane, where a retry
+	// of a message marked Bulk goes.
+	QueueURL, BulkQueueURL string
+	QueueARN               string
 	// RoleARN is the role Scheduler assumes to send to the queue.
 	RoleARN string
 }
@@ -194,7 +220,7 @@ var _ webhook.Scheduler = (*Scheduler)(nil)
 // delivery, round and attempt (so creating it twice is a harmless
 // conflict), deleted after it fires.
 func (s *Scheduler) Schedule(ctx context.Context, m webhook.Message, at time.Time) error {
-	input, err := sendMessageRequest(messageInput(s.QueueURL, m, 0))
+	input, err := sendMessageRequest(messageInput(lane(m, s.QueueURL, s.BulkQueueURL), m, 0))
 	if err != nil {
 		return err
 	}

@@ -49,8 +49,9 @@ func TestMessageInputGroupsByProject(t *testing.T) {
 // Each way a delivery message reaches a queue (enqueue, dead letter,
 // redrive, scheduled retry) carries the project as MessageGroupId, as
 // the queue (the emulator, which serves groups as SQS fair queues do)
-// reports it back.
-func TestEverySendCarriesTheProjectGroup(t *testing.T) {
+// reports it back, and goes to its lane: a message marked Bulk to the
+// bulk lane, in every way but the dead letter.
+func TestEverySendCarriesTheProjectGroupOnItsLane(t *testing.T) {
 	ctx := context.Background()
 	srv := awsemu.StartTestServer("us-east-1", "000000000000")
 	t.Cleanup(srv.Close)
@@ -61,12 +62,16 @@ func TestEverySendCarriesTheProjectGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bulk, err := srv.SQS.CreateQueue("bulk-deliveries", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dead, err := srv.SQS.CreateQueue("dead", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := &Queue{SQS: sqsc, URL: work.URL(), DeadLetterURL: dead.URL()}
-	sched := &Scheduler{Client: schedc, Group: "default", QueueURL: work.URL(), QueueARN: work.ARN(), RoleARN: "arn:aws:iam::000000000000:role/scheduler"}
+	q := &Queue{SQS: sqsc, URL: work.URL(), BulkURL: bulk.URL(), DeadLetterURL: dead.URL()}
+	sched := &Scheduler{Client: schedc, Group: "default", QueueURL: work.URL(), BulkQueueURL: bulk.URL(), QueueARN: work.ARN(), RoleARN: "arn:aws:iam::000000000000:role/scheduler"}
 
 	// groups receives what url holds now (waiting up to wait for the first)
 	// as "delivery/group" pairs, sorted.
@@ -93,6 +98,7 @@ func TestEverySendCarriesTheProjectGroup(t *testing.T) {
 	}
 	a := webhook.Message{DeliveryID: "dlv_a", ProjectID: "prj_A", EndpointID: "ep_1", EventType: "message.sent"}
 	b := webhook.Message{DeliveryID: "dlv_b", ProjectID: "prj_B", EndpointID: "ep_2", EventType: "message.sent"}
+	flood := webhook.Message{DeliveryID: "dlv_f", ProjectID: "prj_F", EndpointID: "ep_3", EventType: "message.sent", Bulk: true}
 	steps := []struct {
 		name  string
 		act   func() error
@@ -119,6 +125,27 @@ func TestEverySendCarriesTheProjectGroup(t *testing.T) {
 			return q.Requeue(ctx, letters[0])
 		}, work.URL(), []string{"dlv_a/prj_A"}},
 		{"scheduled retry", func() error { return sched.Schedule(ctx, b, time.Now().Add(-time.Second)) }, work.URL(), []string{"dlv_b/prj_B"}},
+		{"enqueue on both lanes: the bulk lane", func() error {
+			for _, err := range q.Enqueue(ctx, []webhook.Message{a, flood, b}) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}, bulk.URL(), []string{"dlv_f/prj_F"}},
+		{"enqueue on both lanes: the delivery queue", func() error { return nil }, work.URL(), []string{"dlv_a/prj_A", "dlv_b/prj_B"}},
+		{"dead letter of the bulk lane", func() error { return q.DeadLetter(ctx, flood) }, dead.URL(), []string{"dlv_f/prj_F"}},
+		{"redrive to the bulk lane", func() error {
+			if err := q.DeadLetter(ctx, flood); err != nil {
+				return err
+			}
+			letters, err := q.Receive(ctx, 10, time.Minute)
+			if err != nil || len(letters) != 1 {
+				t.Fatalf("dead letters %v, %v", letters, err)
+			}
+			return q.Requeue(ctx, letters[0])
+		}, bulk.URL(), []string{"dlv_f/prj_F"}},
+		{"scheduled retry on the bulk lane", func() error { return sched.Schedule(ctx, flood, time.Now().Add(-time.Second)) }, bulk.URL(), []string{"dlv_f/prj_F"}},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package awsqueue
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -21,10 +22,13 @@ import (
 type Consumer struct {
 	// Handle processes a batch (webhook.Deliverer.HandleBatch), one
 	// disposition per message.
-	Handle   func(ctx context.Context, msgs []webhook.Message) []webhook.Disposition
-	SQS      *sqs.Client
-	QueueURL string
-	Log      *slog.Logger
+	Handle func(ctx context.Context, msgs []webhook.Message) []webhook.Disposition
+	SQS    *sqs.Client
+	// QueueURLs are the queues the function consumes (the delivery queue
+	// and its bulk lane); a record's own is the one named as the last part
+	// of its eventSourceARN.
+	QueueURLs []string
+	Log       *slog.Logger
 }
 
 // HandleBatch is the Lambda handler.
@@ -46,18 +50,29 @@ func (c *Consumer) HandleBatch(ctx context.Context, ev events.SQSEvent) (events.
 		}
 		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: recs[i].MessageId})
 		if d.RetryIn > 0 {
-			c.delay(ctx, recs[i].ReceiptHandle, d.RetryIn)
+			c.delay(ctx, c.queueOf(recs[i]), recs[i].ReceiptHandle, d.RetryIn)
 		}
 	}
 	return resp, nil
 }
 
-// delay makes a returned message visible again after wait (at least a
-// second, at most SQS's 12 hours).
-func (c *Consumer) delay(ctx context.Context, receipt string, wait time.Duration) {
+// queueOf returns the URL of the queue a record came from.
+func (c *Consumer) queueOf(rec events.SQSMessage) string {
+	name := rec.EventSourceARN[strings.LastIndex(rec.EventSourceARN, ":")+1:]
+	for _, u := range c.QueueURLs {
+		if strings.HasSuffix(u, "/"+name) {
+			return u
+		}
+	}
+	return c.QueueURLs[0]
+}
+
+// delay makes a returned message visible again on its queue after wait
+// (at least a second, at most SQS's 12 hours).
+func (c *Consumer) delay(ctx context.Context, queueURL, receipt string, wait time.Duration) {
 	secs := int32(min(max(wait, time.Second), 12*time.Hour) / time.Second)
 	if _, err := c.SQS.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-		QueueUrl: aws.String(c.QueueURL), ReceiptHandle: aws.String(receipt), VisibilityTimeout: secs,
+		QueueUrl: aws.String(queueURL), ReceiptHandle: aws.String(receipt), VisibilityTimeout: secs,
 	}); err != nil {
 		c.Log.WarnContext(ctx, "could not shorten a message's visibility; it returns after the queue's timeout", "error", err.Error())
 	}

@@ -104,7 +104,7 @@ func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 		}
 		return done
 	}
-	if err := d.attempt(ctx, *rec, c.Token); err != nil {
+	if err := d.attempt(ctx, *rec, c.Token, msg.Bulk); err != nil {
 		d.Log.ErrorContext(ctx, "attempt not recorded; the queue will retry", "delivery_id", rec.ID, "error", err.Error())
 		return failed
 	}
@@ -112,8 +112,8 @@ func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 }
 
 // attempt POSTs a claimed attempt, decides what follows, arranges it
-// (schedule or dead letter) and records it all.
-func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string) error {
+// (schedule or dead letter; bulk: on the bulk lane) and records it all.
+func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string, bulk bool) error {
 	now := d.now()
 	ep, err := d.endpoint(ctx, rec.ProjectID, rec.EndpointID)
 	var resp Response
@@ -146,7 +146,7 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string) err
 			}
 		}
 	}
-	result, err := d.follow(ctx, rec, decision)
+	result, err := d.follow(ctx, rec, bulk, decision)
 	if err != nil {
 		return err
 	}
@@ -167,19 +167,19 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string) err
 	return nil
 }
 
-// follow arranges what a decision asks for — the next attempt's schedule,
-// or the dead letter — and returns the delivery's new state. It runs
+// follow arranges what a decision asks for — the next attempt's schedule
+// (on the lane the attempt came on), or the dead letter — and returns the delivery's new state. It runs
 // before the attempt is recorded: if recording fails, the message returns
 // and the attempt runs again, and a schedule or dead letter sent twice is
 // harmless (schedules are named by attempt; a redriven duplicate finds the
 // delivery's round moved on).
-func (d *Deliverer) follow(ctx context.Context, rec Delivery, decision Decision) (Result, error) {
+func (d *Deliverer) follow(ctx context.Context, rec Delivery, bulk bool, decision Decision) (Result, error) {
 	switch decision.Verdict {
 	case Delivered:
 		return Result{Status: StatusDelivered}, nil
 	case Retry:
 		at := nextSecond(d.now().Add(decision.Wait))
-		next := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, EndpointID: rec.EndpointID, Round: rec.Round, Attempt: rec.NextAttempt + 1}
+		next := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, EndpointID: rec.EndpointID, Round: rec.Round, Attempt: rec.NextAttempt + 1, Bulk: bulk}
 		if decision.Throttled && decision.Wait <= MaxDefer {
 			// A short wait the receiver asked for: on the queue itself.
 			if err := d.Queue.Defer(ctx, []Deferred{{Message: next, Delay: at.Sub(d.now())}})[0]; err != nil {

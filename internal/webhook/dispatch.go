@@ -154,20 +154,28 @@ func (d *Dispatcher) recover(_ context.Context, r DeliveryRequest) ([]Message, e
 }
 
 // sendAll puts the jobs' messages on the delivery queue in one call of the
-// port; a job fails if any of its messages was not sent.
+// port, a project's flood of them on the bulk lane (see BulkAfter); a job
+// fails if any of its messages was not sent.
 func (d *Dispatcher) sendAll(ctx context.Context, jobs []dispatchJob) {
 	var all []Message
 	var owner []int
+	var created []time.Time
 	for i, j := range jobs {
-		if j.err == nil {
-			for _, m := range j.msgs {
-				all, owner = append(all, m), append(owner, i)
-			}
+		if j.err != nil {
+			continue
+		}
+		var at time.Time
+		if ev := j.item.Event; ev != nil {
+			at, _ = time.Parse(time.RFC3339Nano, ev.CreatedAt)
+		}
+		for _, m := range j.msgs {
+			all, owner, created = append(all, m), append(owner, i), append(created, at)
 		}
 	}
 	if len(all) == 0 {
 		return
 	}
+	lanes(all, created)
 	for k, err := range d.Queue.Enqueue(ctx, all) {
 		if err != nil && jobs[owner[k]].err == nil {
 			jobs[owner[k]].err = err

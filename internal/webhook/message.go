@@ -49,6 +49,9 @@ type Message struct {
 	// Continuation, on a message of its own (no delivery), asks for the
 	// next step of a running recovery (see Continuer).
 	Continuation *Continuation `json:"continuation,omitempty"`
+	// Bulk puts the message, and every message that follows from it (its
+	// deferrals and retries), on the bulk lane (see Lane).
+	Bulk bool `json:"bulk,omitempty"`
 }
 
 // MessageRequest is a delivery request carried by a message.

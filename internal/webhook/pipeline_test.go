@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -686,6 +688,50 @@ func TestDispatcher(t *testing.T) {
 		p.dispatch(p.event(domain.EventContactCreated), p.event(domain.EventMessageSent), p.event(domain.EventScenarioStarted))
 		if p.endpoints.Reads != 1 || len(p.queue.Sent()) != 3 {
 			t.Fatalf("%d reads, %d messages", p.endpoints.Reads, len(p.queue.Sent()))
+		}
+	})
+	t.Run("a project's flood goes on the bulk lane, its retries with it, and no other project's", func(t *testing.T) {
+		const quiet = "prj_01JDQ7X3ZV8N5W2K4R6T9Y1QQQ"
+		for _, tc := range []struct {
+			name   string
+			events int
+			every  time.Duration // between the events' created_at
+			bulk   bool
+		}{
+			{"BulkAfter deliveries stay on the delivery queue", webhook.BulkAfter, 0, false},
+			{"one more goes on the bulk lane", webhook.BulkAfter + 1, 0, true},
+			{"created over a second, they are a flood still", 2 * webhook.BulkAfter, time.Second / time.Duration(2*webhook.BulkAfter), true},
+			{"a steady sender's backlog read in one batch is not a flood", 2 * webhook.BulkAfter, time.Second / 10, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				p := newPipeline(t)
+				p.endpoint(webhook.AllEvents)
+				p.endpoints.Put(quiet, webhooktest.NewEndpoint(p.clock()))
+				var evs []webhook.Outgoing
+				for range tc.events {
+					evs = append(evs, p.event(domain.EventContactCreated))
+					p.advance(tc.every)
+				}
+				other := p.event(domain.EventContactCreated)
+				other.Event.ProjectID = quiet
+				p.dispatch(append(evs, other)...)
+				p.poster.Answer = answer(500, "")
+				p.deliverFrom(0)
+				lanes := map[string]int{}
+				for _, m := range p.queue.Sent() {
+					lanes[fmt.Sprintf("%s sent, bulk %v", m.ProjectID, m.Bulk)]++
+				}
+				for _, s := range p.scheduler.All() {
+					lanes[fmt.Sprintf("%s retried, bulk %v", s.Message.ProjectID, s.Message.Bulk)]++
+				}
+				want := map[string]int{
+					fmt.Sprintf("%s sent, bulk %v", project, tc.bulk): tc.events, fmt.Sprintf("%s retried, bulk %v", project, tc.bulk): tc.events,
+					quiet + " sent, bulk false": 1, quiet + " retried, bulk false": 1,
+				}
+				if !maps.Equal(lanes, want) {
+					t.Fatalf("messages by lane %v, want %v", lanes, want)
+				}
+			})
 		}
 	})
 	t.Run("failures are reported per item and retried safely", func(t *testing.T) {

@@ -63,7 +63,8 @@ var Permissions = map[string][]app.Permission{
 	// A recovery lists the endpoint's failed deliveries (gsi2).
 	"DispatchFunction": append(append(write("DataTable", "Query"), write("DeliveriesTable", "PutItem")...),
 		app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"},
-		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"}),
+		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"},
+		app.Permission{Action: "sqs:SendMessage", Resource: "BulkDeliveryQueue"}),
 	// Endpoints (and their health) live in the data table, with the health
 	// events the function writes; deliveries and attempt logs in the
 	// deliveries table. A recovery's continuation reads the endpoint's
@@ -72,16 +73,20 @@ var Permissions = map[string][]app.Permission{
 	"DeliverFunction": append(append(write("DataTable", "GetItem", "PutItem", "UpdateItem", "ConditionCheckItem"), write("DeliveriesTable", "GetItem", "PutItem", "UpdateItem")...),
 		app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"},
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeadLetterQueue"},
-		// Deferrals (no capacity at the endpoint) and short slow-downs.
+		// Deferrals (no capacity at the endpoint) and short slow-downs, on
+		// the lane the message came on.
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"},
 		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "DeliveryQueue"},
+		app.Permission{Action: "sqs:SendMessage", Resource: "BulkDeliveryQueue"},
+		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "BulkDeliveryQueue"},
 		app.Permission{Action: "scheduler:CreateSchedule", Resource: "WebhookScheduleGroup/*"},
 		app.Permission{Action: "iam:PassRole", Resource: "SchedulerRole"}),
 	"RedriveFunction": append(read("DeliveriesTable"),
 		app.Permission{Action: "sqs:ReceiveMessage", Resource: "DeadLetterQueue"},
 		app.Permission{Action: "sqs:DeleteMessage", Resource: "DeadLetterQueue"},
 		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "DeadLetterQueue"},
-		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"}),
+		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"},
+		app.Permission{Action: "sqs:SendMessage", Resource: "BulkDeliveryQueue"}),
 	"AdminFunction": write("DataTable", "GetItem", "PutItem", "DeleteItem", "ConditionCheckItem"),
 }
 
