@@ -99,6 +99,19 @@ func TestEverySendCarriesTheProjectGroupOnItsLane(t *testing.T) {
 	a := webhook.Message{DeliveryID: "dlv_a", ProjectID: "prj_A", EndpointID: "ep_1", EventType: "message.sent"}
 	b := webhook.Message{DeliveryID: "dlv_b", ProjectID: "prj_B", EndpointID: "ep_2", EventType: "message.sent"}
 	flood := webhook.Message{DeliveryID: "dlv_f", ProjectID: "prj_F", EndpointID: "ep_3", EventType: "message.sent", Bulk: true}
+	// redrive dead-letters m and moves it back as the Redrive function does.
+	redrive := func(m webhook.Message) func() error {
+		return func() error {
+			if err := q.DeadLetter(ctx, m); err != nil {
+				return err
+			}
+			letters, err := q.Receive(ctx, 10, time.Minute)
+			if err != nil || len(letters) != 1 {
+				t.Fatalf("dead letters %v, %v", letters, err)
+			}
+			return q.Requeue(ctx, letters[0])
+		}
+	}
 	steps := []struct {
 		name  string
 		act   func() error
@@ -114,16 +127,7 @@ func TestEverySendCarriesTheProjectGroupOnItsLane(t *testing.T) {
 			return nil
 		}, work.URL(), []string{"dlv_a/prj_A", "dlv_b/prj_B"}},
 		{"dead letter", func() error { return q.DeadLetter(ctx, b) }, dead.URL(), []string{"dlv_b/prj_B"}},
-		{"redrive", func() error {
-			if err := q.DeadLetter(ctx, a); err != nil {
-				return err
-			}
-			letters, err := q.Receive(ctx, 10, time.Minute)
-			if err != nil || len(letters) != 1 {
-				t.Fatalf("dead letters %v, %v", letters, err)
-			}
-			return q.Requeue(ctx, letters[0])
-		}, work.URL(), []string{"dlv_a/prj_A"}},
+		{"redrive", redrive(a), work.URL(), []string{"dlv_a/prj_A"}},
 		{"scheduled retry", func() error { return sched.Schedule(ctx, b, time.Now().Add(-time.Second)) }, work.URL(), []string{"dlv_b/prj_B"}},
 		{"enqueue on both lanes: the bulk lane", func() error {
 			for _, err := range q.Enqueue(ctx, []webhook.Message{a, flood, b}) {
@@ -135,16 +139,7 @@ func TestEverySendCarriesTheProjectGroupOnItsLane(t *testing.T) {
 		}, bulk.URL(), []string{"dlv_f/prj_F"}},
 		{"enqueue on both lanes: the delivery queue", func() error { return nil }, work.URL(), []string{"dlv_a/prj_A", "dlv_b/prj_B"}},
 		{"dead letter of the bulk lane", func() error { return q.DeadLetter(ctx, flood) }, dead.URL(), []string{"dlv_f/prj_F"}},
-		{"redrive to the bulk lane", func() error {
-			if err := q.DeadLetter(ctx, flood); err != nil {
-				return err
-			}
-			letters, err := q.Receive(ctx, 10, time.Minute)
-			if err != nil || len(letters) != 1 {
-				t.Fatalf("dead letters %v, %v", letters, err)
-			}
-			return q.Requeue(ctx, letters[0])
-		}, bulk.URL(), []string{"dlv_f/prj_F"}},
+		{"redrive to the bulk lane", redrive(flood), bulk.URL(), []string{"dlv_f/prj_F"}},
 		{"scheduled retry on the bulk lane", func() error { return sched.Schedule(ctx, flood, time.Now().Add(-time.Second)) }, bulk.URL(), []string{"dlv_f/prj_F"}},
 	}
 	for _, st := range steps {

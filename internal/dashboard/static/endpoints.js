@@ -6,7 +6,7 @@ import { append, badURL, el, emptied, errorBox, fieldErrors, noticeBox } from '.
 import { flowFacts, limitFields } from './endpoint-limits.js';
 import { byHealth, healthBadge, healthCause, progressLine } from './health.js';
 import { live } from './live.js';
-import { busy, button, current, load, render, view } from './page.js';
+import { busy, button, copyButton, current, load, render, view } from './page.js';
 import { may } from './session.js';
 import { EVENT_TYPES } from './vocabulary.js';
 
@@ -26,18 +26,7 @@ function checkedEvents(form) {
 // secretPanel shows a signing secret the one time the API returns it.
 function secretPanel(title, secret, note) {
   const code = el('code', { id: 'secret-value' }, secret);
-  const copy = button('Copy', 'secondary', async b => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      b.textContent = 'Copied';
-    } catch {
-      const r = document.createRange();
-      r.selectNodeContents(code);
-      getSelection().removeAllRanges();
-      getSelection().addRange(r);
-      b.textContent = 'Selected: press Ctrl+C';
-    }
-  });
+  const copy = copyButton('Copy', secret, code);
   return el('div', { class: 'warning', role: 'alert', id: 'secret' },
     el('strong', {}, title), el('div', { class: 'secret' }, code, copy),
     el('p', {}, 'This is the only time the secret is shown. Store it in your receiver’s configuration now; the API keeps no readable copy for you.', note ? ' ' + note : ''));

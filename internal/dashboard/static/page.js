@@ -72,3 +72,20 @@ export function button(label, cls, run) {
   });
   return b;
 }
+
+// copyButton copies text, or selects node's text where the clipboard is
+// refused.
+export function copyButton(label, text, node) {
+  return button(label, 'secondary', async b => {
+    try {
+      await navigator.clipboard.writeText(text);
+      b.textContent = 'Copied';
+    } catch {
+      const r = document.createRange();
+      r.selectNodeContents(node);
+      getSelection().removeAllRanges();
+      getSelection().addRange(r);
+      b.textContent = 'Selected: press Ctrl+C';
+    }
+  });
+}

@@ -4,29 +4,12 @@
 import { mutate } from './api.js';
 import { el, emptied, errorBox, fmtTime, noticeBox, select } from './dom.js';
 import { zoned } from './login.js';
-import { BASE, busy, button, render, view } from './page.js';
+import { BASE, busy, button, copyButton, render, view } from './page.js';
 import { currentGrant, session } from './session.js';
 
 const SCOPES = [['read', 'Read only'], ['read_retry', 'Read, retry deliveries and recover endpoints']];
 // DURATIONS are ttl_seconds the API takes (60 to 43200: internal/auth).
 const DURATIONS = [['900', '15 minutes'], ['3600', '1 hour'], ['14400', '4 hours'], ['43200', '12 hours']];
-
-// copyButton copies text, or selects node's text where the clipboard is
-// refused.
-function copyButton(label, text, node) {
-  return button(label, 'secondary', async b => {
-    try {
-      await navigator.clipboard.writeText(text);
-      b.textContent = 'Copied';
-    } catch {
-      const r = document.createRange();
-      r.selectNodeContents(node);
-      getSelection().removeAllRanges();
-      getSelection().addRange(r);
-      b.textContent = 'Selected: press Ctrl+C';
-    }
-  });
-}
 
 // tokenPanel shows a session's token the one time the API returns it, and
 // the link that opens the dashboard with it (in the fragment, which no
