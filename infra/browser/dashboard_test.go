@@ -70,7 +70,7 @@ func TestDashboard(t *testing.T) {
 		}
 		o.waitFor(`document.querySelector('figure.chart figcaption').textContent.includes('1 delivered')`)
 		health := o.text("#health tbody tr")
-		for _, want := range []string{rc.URL, "orders service", "healthy", "100.0 % of 1 attempts"} {
+		for _, want := range []string{rc.URL, "orders service", "healthy", "100.0 % of 1 attempt"} {
 			if !strings.Contains(health, want) {
 				t.Fatalf("endpoint health %q lacks %q", health, want)
 			}

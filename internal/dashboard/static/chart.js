@@ -2,7 +2,7 @@
 // the caption and each bar's counts as its tooltip. The bars count
 // attempts (by the status each left its delivery in); the caption adds the
 // deliveries, which a retried delivery counts once.
-import { el, pad, svg } from './dom.js';
+import { count, el, pad, svg } from './dom.js';
 import { ATTEMPT_OUTCOMES } from './vocabulary.js';
 
 // counts tells a bucket's (or the totals') count of each outcome:
@@ -44,7 +44,7 @@ export function chart(title, stats, unit) {
     }
   });
   return el('figure', { class: 'chart' },
-    el('figcaption', {}, `${title}: ${counts(stats.totals)} attempts; ${stats.totals.deliveries} deliveries`),
+    el('figcaption', {}, `${title}: ${counts(stats.totals)} attempts; ${count(stats.totals.deliveries, 'delivery', 'deliveries')}`),
     s,
     el('div', { class: 'legend', 'aria-hidden': 'true' }, ATTEMPT_OUTCOMES.map(o => el('span', { class: 'l-' + o }, o))));
 }
@@ -54,5 +54,5 @@ export function chart(title, stats, unit) {
 export function successRate(t, delivered) {
   if (!t) return '—';
   const all = sum(t);
-  return all === 0 ? 'no attempts' : `${(100 * t[delivered] / all).toFixed(1)} % of ${all} attempts`;
+  return all === 0 ? 'no attempts' : `${(100 * t[delivered] / all).toFixed(1)} % of ${count(all, 'attempt', 'attempts')}`;
 }

@@ -43,6 +43,9 @@ export function badge(status) {
 
 export function pad(n) { return String(n).padStart(2, '0'); }
 
+// count is n and the noun, singular for one: "1 attempt", "3 attempts".
+export function count(n, one, many) { return `${n} ${n === 1 ? one : many}`; }
+
 // The page shows every time in one zone, the browser's, each labelled with
 // it as an offset from UTC ("UTC+03:00", "UTC-03:30"): the offset of that
 // instant, so a time across a daylight-saving change says so.
