@@ -46,6 +46,14 @@ func TestMessageInputGroupsByProject(t *testing.T) {
 	}
 }
 
+// clients are the functions' SQS and Scheduler clients, of the emulator at
+// base.
+func clients(base string) (*sqs.Client, *scheduler.Client) {
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), HTTPClient: awsenv.OwnBodies(nil)}
+	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(base) }),
+		scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(base) })
+}
+
 // Each way a delivery message reaches a queue (enqueue, dead letter,
 // redrive, scheduled retry) carries the project as MessageGroupId, as
 // the queue (the emulator, which serves groups as SQS fair queues do)
@@ -55,9 +63,7 @@ func TestEverySendCarriesTheProjectGroupOnItsLane(t *testing.T) {
 	ctx := context.Background()
 	srv := awsemu.StartTestServer("us-east-1", "000000000000")
 	t.Cleanup(srv.Close)
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""), HTTPClient: awsenv.OwnBodies(nil)}
-	sqsc := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(srv.URL) })
-	schedc := scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	sqsc, schedc := clients(srv.URL)
 	work, err := srv.SQS.CreateQueue("deliveries", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,9 +7,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/botix/public-api/infra/awsemu"
 	"github.com/botix/public-api/internal/webhook"
@@ -23,8 +20,7 @@ func TestAMessageReturnsOnItsOwnQueue(t *testing.T) {
 	clock := awsemu.NewManualClock(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
 	srv := awsemu.StartTestServerOn(clock, "us-east-1", "000000000000")
 	t.Cleanup(srv.Close)
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
-	sqsc := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	sqsc, _ := clients(srv.URL)
 	for _, tc := range []struct{ name, from string }{
 		{"the delivery queue's", "deliveries"},
 		{"the bulk lane's", "bulk-deliveries"},

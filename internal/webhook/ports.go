@@ -101,12 +101,12 @@ type Endpoints interface {
 // Queue is the delivery queue and its dead-letter queue, as the
 // dispatcher and the deliverer write to them.
 type Queue interface {
-	// Enqueue puts messages on the delivery queue. It returns one error per
-	// message, nil for each one sent.
+	// Enqueue puts messages on the delivery queue, those marked Bulk on its
+	// bulk lane. It returns one error per message, nil for each one sent.
 	Enqueue(ctx context.Context, msgs []Message) []error
-	// Defer puts messages on the delivery queue, each hidden for its delay
-	// (at most MaxDefer). It returns one error per message, nil for each
-	// one sent.
+	// Defer puts messages on their lane as Enqueue does, each hidden for
+	// its delay (at most MaxDefer). It returns one error per message, nil
+	// for each one sent.
 	Defer(ctx context.Context, msgs []Deferred) []error
 	// DeadLetter puts the message of a dead delivery on the dead-letter
 	// queue, where ops see it and from where a redrive starts a fresh round.
