@@ -23,7 +23,9 @@ func (s *SQS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"the local SQS serves %s over the JSON protocol (POST, X-Amz-Target: AmazonSQS.<Operation>); not %s %q", strings.Join(sqsOperationNames(), ", "), r.Method, r.Header.Get("X-Amz-Target")))
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 2*MaxMessageSize+64*1024))
+	// Read past SQS's bounds, so that an oversized batch gets SQS's
+	// answer (BatchRequestTooLong) rather than a cut-off body's.
+	body, err := io.ReadAll(io.LimitReader(r.Body, 32*MaxMessageSize))
 	if err != nil {
 		writeSQSError(w, invalidParameter("the request body could not be read"))
 		return

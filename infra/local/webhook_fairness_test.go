@@ -24,9 +24,10 @@ import (
 // receiver holds every request it gets. Project B's 5 webhooks, on the
 // delivery queue, arrive meanwhile: A's flood held the bulk lane's
 // consumers (at most their batches' worth of requests), none of the
-// delivery queue's. Within a lane, the fair queue orders tenants
-// (infra/awsemu's fair-queue tests, and the project as MessageGroupId on
-// every send: internal/awsqueue).
+// delivery queue's, and A's deliveries were stored only as those
+// consumers took them (webhook.Message.Pending). Within a lane, the fair
+// queue orders tenants (infra/awsemu's fair-queue tests, and the project
+// as MessageGroupId on every send: internal/awsqueue).
 func TestOneProjectsFloodDoesNotHoldBackAnother(t *testing.T) {
 	const flood, quiet = 300, 5
 	ctx := context.Background()
@@ -58,7 +59,8 @@ func TestOneProjectsFloodDoesNotHoldBackAnother(t *testing.T) {
 			close(gate)
 		}
 	})
-	client{t: t, base: rt.URL, key: keyA, rt: rt}.endpoint(slow.URL)
+	clientA := client{t: t, base: rt.URL, key: keyA, rt: rt}
+	clientA.endpoint(slow.URL)
 	client{t: t, base: rt.URL, key: keyB, rt: rt}.endpoint(fast.URL)
 
 	writeTestEvents(t, s, projectA, flood)
@@ -70,11 +72,17 @@ func TestOneProjectsFloodDoesNotHoldBackAnother(t *testing.T) {
 	apitest.Eventually(t, 2*time.Minute, "B's webhooks delivered while A's receiver holds A's", func() bool {
 		return len(fast.Requests()) == quiet
 	})
-	// The bulk lane's consumers hold at most a batch each.
-	if held, consumers := floodSeen.Load(), bulkConsumers(t); held > int64(consumers*10) {
+	// The bulk lane's consumers hold at most a batch each, and A's flood
+	// stored only the deliveries they hold: the rest travel in their
+	// messages until their turn.
+	held, consumers := floodSeen.Load(), bulkConsumers(t)
+	if held > int64(consumers*10) {
 		t.Fatalf("A's receiver holds %d requests, more than the bulk lane's %d consumers' batches of 10 (%d)", held, consumers, consumers*10)
 	}
-	t.Logf("A's receiver held %d requests while B's %d webhooks arrived", floodSeen.Load(), quiet)
+	if stored := len(clientA.list("/public/v1/webhook-deliveries?cursor_limit=100").Data); stored > consumers*10 {
+		t.Fatalf("%d of A's deliveries stored while its consumers hold %d: a flood's deliveries are stored as their turn comes", stored, held)
+	}
+	t.Logf("A's receiver held %d requests while B's %d webhooks arrived", held, quiet)
 }
 
 // bulkConsumers is the template's cap on the bulk lane's consumers (the

@@ -101,8 +101,11 @@ func (q *Queue) Defer(ctx context.Context, msgs []webhook.Deferred) []error {
 	sem := make(chan struct{}, sendConcurrency)
 	var wg sync.WaitGroup
 	for url, idx := range byLane {
-		for start := 0; start < len(idx); start += 10 {
-			chunk := idx[start:min(start+10, len(idx))]
+		sizes := make([]int, len(idx))
+		for k, i := range idx {
+			sizes[k] = len(msgs[i].Message.String())
+		}
+		for _, chunk := range batches(idx, sizes) {
 			wg.Add(1)
 			sem <- struct{}{}
 			go func() {
@@ -113,6 +116,29 @@ func (q *Queue) Defer(ctx context.Context, msgs []webhook.Deferred) []error {
 	}
 	wg.Wait()
 	return errs
+}
+
+// MaxBatchBytes is SQS's bound on the bodies of one SendMessageBatch
+// together (and on one message's).
+const MaxBatchBytes = 256 << 10
+
+// batches splits idx, in order, into SendMessageBatch calls: at most ten
+// messages, and at most MaxBatchBytes of bodies (sizes[k] is idx[k]'s),
+// which messages that carry their delivery's payload (a bulk lane's
+// first ones, webhook.Message.Pending) can reach before ten.
+func batches(idx, sizes []int) [][]int {
+	var out [][]int
+	start, bytes := 0, 0
+	for k := range idx {
+		if k > start && (k-start == 10 || bytes+sizes[k] > MaxBatchBytes) {
+			out, start, bytes = append(out, idx[start:k]), k, 0
+		}
+		bytes += sizes[k]
+	}
+	if start < len(idx) {
+		out = append(out, idx[start:])
+	}
+	return out
 }
 
 // sendBatch sends msgs[chunk] (at most ten) to the queue at url in one

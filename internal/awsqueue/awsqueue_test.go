@@ -2,7 +2,9 @@ package awsqueue
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,6 +173,97 @@ func TestSendMessageTargetFollowsThePartition(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := sendMessageTarget(tc.queueARN); got != tc.want {
 				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// A SendMessageBatch holds at most ten messages and MaxBatchBytes of
+// bodies; order is kept.
+func TestBatchesKeepSQSBounds(t *testing.T) {
+	const kb = 1 << 10
+	for _, tc := range []struct {
+		name  string
+		sizes []int
+		want  []int // the batches' lengths
+	}{
+		{"none", nil, nil},
+		{"small messages: ten a batch", slices.Repeat([]int{kb}, 23), []int{10, 10, 3}},
+		{"bulk lane's first messages with 60 KB bodies: four a batch", slices.Repeat([]int{60 * kb}, 10), []int{4, 4, 2}},
+		{"exactly the bound fits", []int{128 * kb, 128 * kb, 1}, []int{2, 1}},
+		{"a message at the bound goes alone", []int{1, MaxBatchBytes, 1}, []int{1, 1, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			idx := make([]int, len(tc.sizes))
+			for i := range idx {
+				idx[i] = 100 + i
+			}
+			var lens, order []int
+			for _, b := range batches(idx, tc.sizes) {
+				lens, order = append(lens, len(b)), append(order, b...)
+				bytes := 0
+				for _, i := range b {
+					bytes += tc.sizes[i-100]
+				}
+				if len(b) > 10 || (len(b) > 1 && bytes > MaxBatchBytes) {
+					t.Fatalf("batch of %d messages, %d bytes", len(b), bytes)
+				}
+			}
+			if !slices.Equal(lens, tc.want) || !slices.Equal(order, idx) {
+				t.Fatalf("batches of %v (order %v), want %v", lens, order, tc.want)
+			}
+		})
+	}
+}
+
+// Ten bulk lane messages that carry 60 KB payloads are sent, though they
+// do not fit one SendMessageBatch (the emulator refuses a batch past
+// SQS's bound, as SQS does).
+func TestLargeMessagesAreSentInBatchesSQSTakes(t *testing.T) {
+	srv := awsemu.StartTestServer("us-east-1", "000000000000")
+	t.Cleanup(srv.Close)
+	sqsc, _ := clients(srv.URL)
+	bulk, err := srv.SQS.CreateQueue("bulk-deliveries", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &Queue{SQS: sqsc, URL: bulk.URL() + "-unused", BulkURL: bulk.URL()}
+	var msgs []webhook.Message
+	for i := range 10 {
+		msgs = append(msgs, webhook.Message{DeliveryID: fmt.Sprintf("dlv_%d", i), ProjectID: "prj_A", Round: 1, Attempt: 1, Bulk: true,
+			Pending: &webhook.PendingDelivery{EventID: "evt_1", Payload: strings.Repeat("x", 60<<10), CreatedAt: "2026-12-02T00:00:00Z"}})
+	}
+	for i, err := range q.Enqueue(context.Background(), msgs) {
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+	if visible, _, _ := bulk.Depth(); visible != 10 {
+		t.Fatalf("%d messages on the bulk lane, want 10", visible)
+	}
+}
+
+// A bulk lane's first message carries its payload: whatever a payload of
+// webhook.MaxPayload bytes holds, the body fits one SQS message and reads
+// back as it was.
+func TestAPayloadOfAnyContentFitsOneMessage(t *testing.T) {
+	for _, tc := range []struct{ name, unit string }{
+		{"HTML characters (not escaped)", "<>&"},
+		{"quotes", `"`},
+		{"backslashes", `\`},
+		{"Cyrillic", "ж"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			payload := strings.Repeat(tc.unit, webhook.MaxPayload/len(tc.unit))
+			m := webhook.Message{DeliveryID: "dlv_1", ProjectID: "prj_A", Round: 1, Attempt: 1, Bulk: true,
+				Pending: &webhook.PendingDelivery{EventID: "evt_1", Payload: payload, CreatedAt: "2026-12-02T00:00:00Z"}}
+			body := aws.ToString(messageInput("https://sqs/q", m, 0).MessageBody)
+			if len(body) > MaxBatchBytes {
+				t.Fatalf("body of %d bytes, past SQS's %d", len(body), MaxBatchBytes)
+			}
+			back, err := webhook.ParseMessage(body)
+			if err != nil || back.Pending == nil || back.Pending.Payload != payload {
+				t.Fatalf("read back %v", err)
 			}
 		})
 	}

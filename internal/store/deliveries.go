@@ -107,6 +107,10 @@ func (r Deliveries) Create(ctx context.Context, d webhook.Delivery) (bool, error
 		Status: string(d.Status), Round: d.Round, NextAttempt: d.NextAttempt, Attempts: d.Attempts, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 		Payload: d.Payload, ExpiresAt: r.s.now().Add(webhook.DeliveryRetention).Unix(),
 		GSI1PK: statusPK(d.ProjectID, d.Status), GSI1SK: sk, GSI2PK: endpointDeliveriesPK(d.ProjectID, d.EndpointID), GSI2SK: sk,
+		ClaimToken: d.ClaimToken,
+	}
+	if !d.ClaimExpiresAt.IsZero() {
+		it.ClaimExpiresAt = d.ClaimExpiresAt.UnixMilli()
 	}
 	item, err := attributevalue.MarshalMap(it)
 	if err != nil {

@@ -88,6 +88,20 @@ func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 	if dl, ok := ctx.Deadline(); ok {
 		c.Until = dl
 	}
+	if msg.Pending != nil {
+		// A bulk lane's delivery, not stored yet: stored claimed, in one
+		// write. If it exists (this message came again, or the dispatcher
+		// ran the event again and stored it), the claim below decides.
+		rec := c.Apply(msg.delivery())
+		created, err := d.Deliveries.Create(ctx, rec)
+		if err != nil {
+			d.Log.ErrorContext(ctx, "delivery not stored; the queue will retry", "delivery_id", msg.DeliveryID, "error", err.Error())
+			return failed
+		}
+		if created {
+			return d.runClaimed(ctx, rec, c.Token, msg.Bulk)
+		}
+	}
 	rec, claimed, err := d.Deliveries.Claim(ctx, c)
 	if err != nil {
 		d.Log.ErrorContext(ctx, "claim failed; the queue will retry", "delivery_id", msg.DeliveryID, "error", err.Error())
@@ -104,7 +118,12 @@ func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 		}
 		return done
 	}
-	if err := d.attempt(ctx, *rec, c.Token, msg.Bulk); err != nil {
+	return d.runClaimed(ctx, *rec, c.Token, msg.Bulk)
+}
+
+// runClaimed runs the attempt of rec that token claimed.
+func (d *Deliverer) runClaimed(ctx context.Context, rec Delivery, token string, bulk bool) Disposition {
+	if err := d.attempt(ctx, rec, token, bulk); err != nil {
 		d.Log.ErrorContext(ctx, "attempt not recorded; the queue will retry", "delivery_id", rec.ID, "error", err.Error())
 		return failed
 	}

@@ -21,9 +21,10 @@ type Hooks struct {
 }
 
 // Dispatcher fans outbox items out: each event becomes one delivery per
-// target endpoint and one delivery queue message; a retry or redirect
-// request becomes one message; a step of a recovery becomes the redrive
-// messages it lists (each starts a fresh round, and the claim makes a
+// target endpoint and one delivery queue message (a flood's deliveries
+// are stored by the deliverer instead, see createDeliveries); a retry or
+// redirect request becomes one message; a step of a recovery becomes the
+// redrive messages it lists (each starts a fresh round, and the claim makes a
 // second redrive of the same round a no-op) and, while the recovery runs,
 // the delayed continuation that asks for its next step.
 type Dispatcher struct {
@@ -91,32 +92,66 @@ func (d *Dispatcher) Dispatch(ctx context.Context, items []Outgoing) []error {
 	return errs
 }
 
-// createDeliveries stores one delivery per event and target endpoint, in
-// parallel, and prepares each one's first message.
+// createDeliveries plans one delivery per event and target endpoint (and
+// takes each recovery step's redrives), puts a project's flood of them on
+// the bulk lane (lanes), and stores, in parallel, the deliveries whose
+// messages go on the delivery queue. A bulk lane's deliveries are not
+// stored here: each travels in its message (Message.Pending), and the
+// deliverer stores it as it claims its first attempt, so that a flood's
+// writes come at the pace of its deliveries, not all at once ahead of
+// every other project's events in the stream.
 func (d *Dispatcher) createDeliveries(ctx context.Context, jobs []dispatchJob) {
-	sem := make(chan struct{}, dispatchConcurrency)
-	var wg sync.WaitGroup
+	var flat []Message
+	var created []time.Time
 	for i := range jobs {
 		j := &jobs[i]
-		recovery := j.item.Request != nil && j.item.Request.Kind == RequestRecover
-		if j.err != nil || (j.item.Event == nil && !recovery) {
+		switch {
+		case j.err != nil:
+			continue
+		case j.item.Request != nil && j.item.Request.Kind == RequestRecover:
+			j.msgs, j.err = d.recover(ctx, *j.item.Request)
+		case j.item.Event != nil:
+			j.msgs, j.err = d.plan(j.item, j.endpoints)
+		}
+		var at time.Time
+		if ev := j.item.Event; ev != nil {
+			at, _ = time.Parse(time.RFC3339Nano, ev.CreatedAt)
+		}
+		for _, m := range j.msgs {
+			flat, created = append(flat, m), append(created, at)
+		}
+	}
+	lanes(flat, created)
+	sem := make(chan struct{}, dispatchConcurrency)
+	var wg sync.WaitGroup
+	k := 0
+	for i := range jobs {
+		j := &jobs[i]
+		if j.err != nil {
+			continue
+		}
+		store := false
+		for n := range j.msgs {
+			j.msgs[n].Bulk = flat[k].Bulk
+			k++
+			store = store || (j.msgs[n].Pending != nil && !j.msgs[n].Bulk)
+		}
+		if !store {
 			continue
 		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if recovery {
-				j.msgs, j.err = d.recover(ctx, *j.item.Request)
-				return
-			}
-			j.msgs, j.err = d.fanOut(ctx, j.item, j.endpoints)
+			j.err = d.store(ctx, j.msgs)
 		}()
 	}
 	wg.Wait()
 }
 
-func (d *Dispatcher) fanOut(ctx context.Context, o Outgoing, endpoints []Endpoint) ([]Message, error) {
+// plan returns the first message of each delivery of an event, one per
+// target endpoint, each carrying its delivery (Pending).
+func (d *Dispatcher) plan(o Outgoing, endpoints []Endpoint) ([]Message, error) {
 	ev := *o.Event
 	body, err := Body(ev)
 	if err != nil {
@@ -132,17 +167,27 @@ func (d *Dispatcher) fanOut(ctx context.Context, o Outgoing, endpoints []Endpoin
 		if err != nil {
 			return nil, err
 		}
-		if _, err := d.Deliveries.Create(ctx, Delivery{
-			ProjectID: ev.ProjectID, ID: id, EventID: ev.ID, EventType: ev.Type, EndpointID: ep.ID,
-			Status: StatusPending, Round: 1, NextAttempt: 1, Payload: string(body), CreatedAt: now, UpdatedAt: now,
-		}); err != nil {
-			return nil, err
-		}
-		// Sent whether the delivery is new or not: if a previous run stored
-		// it and crashed before sending, this is what delivers it.
-		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, EndpointID: ep.ID, Round: 1, Attempt: 1})
+		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, EndpointID: ep.ID, EventType: ev.Type, Round: 1, Attempt: 1,
+			Pending: &PendingDelivery{EventID: ev.ID, Payload: string(body), CreatedAt: now}})
 	}
 	return msgs, nil
+}
+
+// store creates the deliveries of msgs that go on the delivery queue,
+// whose messages then name them only. A message is sent whether its
+// delivery is new or not: if a previous run stored it and crashed before
+// sending, this is what delivers it.
+func (d *Dispatcher) store(ctx context.Context, msgs []Message) error {
+	for i, m := range msgs {
+		if m.Pending == nil || m.Bulk {
+			continue
+		}
+		if _, err := d.Deliveries.Create(ctx, m.delivery()); err != nil {
+			return err
+		}
+		msgs[i].Pending = nil
+	}
+	return nil
 }
 
 // recover returns the redrives of one step of a recovery: the Recoverer
@@ -153,29 +198,23 @@ func (d *Dispatcher) recover(_ context.Context, r DeliveryRequest) ([]Message, e
 	return r.Messages, nil
 }
 
-// sendAll puts the jobs' messages on the delivery queue in one call of the
-// port, a project's flood of them on the bulk lane (see BulkAfter); a job
-// fails if any of its messages was not sent.
+// sendAll puts the jobs' messages, on their lanes, on the delivery queue
+// in one call of the port; a job fails if any of its messages was not
+// sent.
 func (d *Dispatcher) sendAll(ctx context.Context, jobs []dispatchJob) {
 	var all []Message
 	var owner []int
-	var created []time.Time
 	for i, j := range jobs {
 		if j.err != nil {
 			continue
 		}
-		var at time.Time
-		if ev := j.item.Event; ev != nil {
-			at, _ = time.Parse(time.RFC3339Nano, ev.CreatedAt)
-		}
 		for _, m := range j.msgs {
-			all, owner, created = append(all, m), append(owner, i), append(created, at)
+			all, owner = append(all, m), append(owner, i)
 		}
 	}
 	if len(all) == 0 {
 		return
 	}
-	lanes(all, created)
 	for k, err := range d.Queue.Enqueue(ctx, all) {
 		if err != nil && jobs[owner[k]].err == nil {
 			jobs[owner[k]].err = err

@@ -18,6 +18,12 @@ import "time"
 // queue's; both queues are fair queues (a group per project), so floods
 // share the bulk lane as projects share the other. A message keeps its
 // lane through its deferrals and retries (Message.Bulk).
+//
+// The dispatcher does not store a flood's deliveries: each travels in its
+// first message (Message.Pending), and the deliverer stores it, claimed,
+// in the write that claims its first attempt. The flood's writes then
+// come at its delivery pace rather than ahead of every other project's
+// events in the outbox stream, and its deliveries cost one write fewer.
 const BulkAfter = 20
 
 // lanes marks for the bulk lane the messages of each project that

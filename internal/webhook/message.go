@@ -3,6 +3,7 @@ package webhook
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/botix/public-api/internal/domain"
 )
@@ -50,8 +51,32 @@ type Message struct {
 	// next step of a running recovery (see Continuer).
 	Continuation *Continuation `json:"continuation,omitempty"`
 	// Bulk puts the message, and every message that follows from it (its
-	// deferrals and retries), on the bulk lane (see Lane).
+	// deferrals and retries), on the bulk lane (see BulkAfter).
 	Bulk bool `json:"bulk,omitempty"`
+	// Pending, on the first message of a delivery the dispatcher sent to
+	// the bulk lane, is that delivery, not yet stored: the deliverer stores
+	// it, claimed, when the message's turn comes (see BulkAfter).
+	Pending *PendingDelivery `json:"pending,omitempty"`
+}
+
+// PendingDelivery is what a bulk lane's first message carries of its
+// delivery besides the ids, the event type (Message.EventType, which the
+// Redrive function's filter reads) and the first attempt's place: the
+// event it delivers, its body, and when the dispatcher made it.
+type PendingDelivery struct {
+	EventID   string `json:"event_id"`
+	Payload   string `json:"payload"`
+	CreatedAt string `json:"created_at"`
+}
+
+// delivery is the delivery m's Pending describes, as the dispatcher would
+// have stored it.
+func (m Message) delivery() Delivery {
+	p := m.Pending
+	return Delivery{
+		ProjectID: m.ProjectID, ID: m.DeliveryID, EventID: p.EventID, EventType: m.EventType, EndpointID: m.EndpointID,
+		Status: StatusPending, Round: 1, NextAttempt: 1, Payload: p.Payload, CreatedAt: p.CreatedAt, UpdatedAt: p.CreatedAt,
+	}
 }
 
 // MessageRequest is a delivery request carried by a message.
@@ -61,9 +86,16 @@ type MessageRequest struct {
 	TargetURL string      `json:"target_url,omitempty"`
 }
 
+// String is the message's body on a queue. HTML is not escaped: a bulk
+// lane's first message carries its payload (Pending), and escaping would
+// grow a body of "<" sixfold, past SQS's bound; unescaped, a payload
+// within MaxPayload at most doubles ("\"" and "\\" take two bytes).
 func (m Message) String() string {
-	b, _ := json.Marshal(m)
-	return string(b)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(m)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // ParseMessage reads a message body; a body without a project, or without

@@ -715,8 +715,20 @@ func TestDispatcher(t *testing.T) {
 				other := p.event(domain.EventContactCreated)
 				other.Event.ProjectID = quiet
 				p.dispatch(append(evs, other)...)
+				stored, carried := len(p.deliveries.All()), 0
+				for _, m := range p.queue.Sent() {
+					if m.Pending != nil {
+						carried++
+					}
+				}
+				if want := map[bool]int{true: 1, false: tc.events + 1}[tc.bulk]; stored != want || carried != tc.events+1-want {
+					t.Fatalf("the dispatcher stored %d deliveries (want %d) and %d messages carry theirs", stored, want, carried)
+				}
 				p.poster.Answer = answer(500, "")
 				p.deliverFrom(0)
+				if n := len(p.deliveries.All()); n != tc.events+1 {
+					t.Fatalf("%d deliveries stored after the first attempts, want %d", n, tc.events+1)
+				}
 				lanes := map[string]int{}
 				for _, m := range p.queue.Sent() {
 					lanes[fmt.Sprintf("%s sent, bulk %v", m.ProjectID, m.Bulk)]++
@@ -732,6 +744,43 @@ func TestDispatcher(t *testing.T) {
 					t.Fatalf("messages by lane %v, want %v", lanes, want)
 				}
 			})
+		}
+	})
+	t.Run("a bulk lane's delivery is stored as its first attempt is claimed, once, and a message that comes again posts nothing", func(t *testing.T) {
+		p := newPipeline(t)
+		p.endpoint(webhook.AllEvents)
+		var evs []webhook.Outgoing
+		for range webhook.BulkAfter + 1 {
+			evs = append(evs, p.event(domain.EventContactCreated))
+		}
+		p.dispatch(evs...)
+		first := p.queue.Sent()[0]
+		if !first.Bulk || first.Pending == nil || len(p.deliveries.All()) != 0 {
+			t.Fatalf("first message %+v, %d deliveries stored", first, len(p.deliveries.All()))
+		}
+		// The worker crashes after its POST: the delivery is stored,
+		// claimed by it, and the message comes back.
+		p.deliverer.Hooks.AfterPost = func(context.Context, string) error { return errors.New("crash") }
+		if d := p.deliverer.Handle(context.Background(), first); d.Done {
+			t.Fatal("a crashed attempt finished its message")
+		}
+		p.deliverer.Hooks.AfterPost = nil
+		d, err := p.deliveries.Get(context.Background(), project, first.DeliveryID)
+		if err != nil || d.ClaimToken == "" || d.Status != webhook.StatusPending || d.Payload != first.Pending.Payload || d.CreatedAt != first.Pending.CreatedAt {
+			t.Fatalf("stored %+v, %v", d, err)
+		}
+		if disp := p.deliverer.Handle(context.Background(), first); disp.Done || disp.RetryIn <= 0 {
+			t.Fatalf("the message came back while the crashed claim held: %+v", disp)
+		}
+		p.advance(2 * time.Minute)
+		for range 2 {
+			if disp := p.deliverer.Handle(context.Background(), first); !disp.Done {
+				t.Fatalf("after the claim ended: %+v", disp)
+			}
+		}
+		d, _ = p.deliveries.Get(context.Background(), project, first.DeliveryID)
+		if d.Status != webhook.StatusDelivered || d.Attempts != 1 || len(p.poster.Posted()) != 2 {
+			t.Fatalf("delivery %+v, posted %d (the crashed attempt and the one after its claim ended)", d, len(p.poster.Posted()))
 		}
 	})
 	t.Run("failures are reported per item and retried safely", func(t *testing.T) {

@@ -11,7 +11,10 @@ import (
 type Deliveries interface {
 	// Create stores d unless a delivery with its id exists (ids are derived
 	// from the event and the endpoint, see DeliveryID), and reports whether
-	// it created it. An existing delivery is left exactly as it is.
+	// it created it. An existing delivery is left exactly as it is. A d
+	// with a ClaimToken is stored claimed (until ClaimExpiresAt): the
+	// deliverer creates a bulk lane's delivery as it claims its first
+	// attempt, in one write (see Pending).
 	Create(ctx context.Context, d Delivery) (bool, error)
 	// Get returns a delivery of project, or ErrDeliveryNotFound.
 	Get(ctx context.Context, project, id string) (Delivery, error)

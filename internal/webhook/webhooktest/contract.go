@@ -100,6 +100,27 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			t.Fatalf("after a replayed create: %+v", got)
 		}
 	})
+	t.Run("a delivery created claimed is read back claimed, finished under its token, and a second create changes nothing", func(t *testing.T) {
+		s := newStore(t)
+		d := webhook.Claim{Token: "first", Until: now.Add(time.Minute)}.Apply(NewDelivery(project(), now))
+		create(t, s, d)
+		if got := get(t, s, d); !same(got, d) {
+			t.Fatalf("read back %+v, want %+v", got, d)
+		}
+		again := webhook.Claim{Token: "second", Until: now.Add(2 * time.Minute)}.Apply(d)
+		if created, err := s.Create(ctx, again); err != nil || created {
+			t.Fatalf("second create: %v %v", created, err)
+		}
+		if err := s.Finish(ctx, d, "second", webhook.Result{Status: webhook.StatusDelivered}, webhook.Attempt{DeliveryID: d.ID, Attempt: 1}); !errors.Is(err, webhook.ErrClaimLost) {
+			t.Fatalf("finish under the second create's token: %v", err)
+		}
+		if err := s.Finish(ctx, d, "first", webhook.Result{Status: webhook.StatusDelivered, LastStatus: 204}, webhook.Attempt{DeliveryID: d.ID, Attempt: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(t, s, d); got.Status != webhook.StatusDelivered || got.Attempts != 1 || got.ClaimToken != "" {
+			t.Fatalf("after finish: %+v", got)
+		}
+	})
 	t.Run("a delivery is found in its own project only", func(t *testing.T) {
 		s, d := newStore(t), NewDelivery(project(), now)
 		create(t, s, d)
@@ -434,6 +455,13 @@ var claimStates = []struct {
 	{"held by a running worker", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
 		_, _ = s.Create(context.Background(), d)
 		return claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "w1", Now: now, Until: now.Add(time.Minute)})
+	}},
+	{"created claimed by its worker (a bulk lane's first attempt)", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
+		held := webhook.Claim{Token: "w1", Until: now.Add(time.Minute)}.Apply(d)
+		if created, err := s.Create(context.Background(), held); err != nil || !created {
+			t.Fatalf("create claimed: %v %v", created, err)
+		}
+		return held
 	}},
 	{"held by a worker that ran out of time", func(t *testing.T, s webhook.Deliveries, d webhook.Delivery, now time.Time) webhook.Delivery {
 		_, _ = s.Create(context.Background(), d)
