@@ -56,6 +56,24 @@ func clients(base string) (*sqs.Client, *scheduler.Client) {
 		scheduler.NewFromConfig(cfg, func(o *scheduler.Options) { o.BaseEndpoint = aws.String(base) })
 }
 
+// emulator starts a local SQS and Scheduler with the named queues, and
+// returns the functions' clients of it.
+func emulator(t *testing.T, queues ...string) (*sqs.Client, *scheduler.Client, []*awsemu.Queue) {
+	t.Helper()
+	srv := awsemu.StartTestServer("us-east-1", "000000000000")
+	t.Cleanup(srv.Close)
+	var qs []*awsemu.Queue
+	for _, name := range queues {
+		q, err := srv.SQS.CreateQueue(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs = append(qs, q)
+	}
+	sqsc, schedc := clients(srv.URL)
+	return sqsc, schedc, qs
+}
+
 // Each way a delivery message reaches a queue (enqueue, dead letter,
 // redrive, scheduled retry) carries the project as MessageGroupId, as
 // the queue (the emulator, which serves groups as SQS fair queues do)
@@ -63,21 +81,8 @@ func clients(base string) (*sqs.Client, *scheduler.Client) {
 // bulk lane, in every way but the dead letter.
 func TestEverySendCarriesTheProjectGroupOnItsLane(t *testing.T) {
 	ctx := context.Background()
-	srv := awsemu.StartTestServer("us-east-1", "000000000000")
-	t.Cleanup(srv.Close)
-	sqsc, schedc := clients(srv.URL)
-	work, err := srv.SQS.CreateQueue("deliveries", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bulk, err := srv.SQS.CreateQueue("bulk-deliveries", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead, err := srv.SQS.CreateQueue("dead", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sqsc, schedc, qs := emulator(t, "deliveries", "bulk-deliveries", "dead")
+	work, bulk, dead := qs[0], qs[1], qs[2]
 	q := &Queue{SQS: sqsc, URL: work.URL(), BulkURL: bulk.URL(), DeadLetterURL: dead.URL()}
 	sched := &Scheduler{Client: schedc, Group: "default", QueueURL: work.URL(), BulkQueueURL: bulk.URL(), QueueARN: work.ARN(), RoleARN: "arn:aws:iam::000000000000:role/scheduler"}
 
@@ -220,13 +225,8 @@ func TestBatchesKeepSQSBounds(t *testing.T) {
 // do not fit one SendMessageBatch (the emulator refuses a batch past
 // SQS's bound, as SQS does).
 func TestLargeMessagesAreSentInBatchesSQSTakes(t *testing.T) {
-	srv := awsemu.StartTestServer("us-east-1", "000000000000")
-	t.Cleanup(srv.Close)
-	sqsc, _ := clients(srv.URL)
-	bulk, err := srv.SQS.CreateQueue("bulk-deliveries", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sqsc, _, qs := emulator(t, "bulk-deliveries")
+	bulk := qs[0]
 	q := &Queue{SQS: sqsc, URL: bulk.URL() + "-unused", BulkURL: bulk.URL()}
 	var msgs []webhook.Message
 	for i := range 10 {
