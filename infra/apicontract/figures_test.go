@@ -79,6 +79,7 @@ var documentFigures = []figure{
 	{"a failing endpoint's streak lasts", regexp.MustCompile(`over at least (\d+ minutes)`), webhook.FailingFor, regexp.MustCompile(`^/webhooks/`)},
 	{"the disable warning", regexp.MustCompile(`disabled within (\d+ h)\b`), webhook.DisableWarning, regexp.MustCompile(`^/webhooks/`)},
 	{"the auto-disable period", regexp.MustCompile(`every delivery failed for (\d+ days)`), webhook.DefaultAutoDisableAfter, regexp.MustCompile(`^/webhooks/`)},
+	{"the bulk lane's threshold", regexp.MustCompile(`more than (\d+) deliveries in one dispatch`), webhook.BulkAfter, regexp.MustCompile(`/webhook-deliveries/get/description$`)},
 	// Counting origins, not settings: rounds and attempts count from 1.
 	{"rounds count from", regexp.MustCompile(`^(1), plus one per`), 1, nil},
 	{"attempts count from", regexp.MustCompile(`from (1)\.$`), 1, nil},

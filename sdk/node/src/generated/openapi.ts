@@ -203,7 +203,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The delivery log of the last 14 days, newest first */
+        /**
+         * The delivery log of the last 14 days, newest first
+         * @description A delivery is listed once it is stored: at once for most events, and from its first attempt on for a project's flood (more than 20 deliveries in one dispatch, sent on the bulk lane, whose deliveries the deliver function stores as it claims them). Its `created_at` is when it was dispatched either way.
+         */
         get: operations["listDeliveries"];
         put?: never;
         post?: never;
