@@ -243,6 +243,9 @@ func (d *Deliverer) health(ctx context.Context, project string, ep Endpoint, dec
 		if ep.ConsecutiveFailures == 0 && recent(ep.LastSuccessAt, now, time.Minute) {
 			return
 		}
+		if !d.cache.markSuccess(project, ep.ID, now) {
+			return // another attempt of this instance writes this success
+		}
 		ep, err = d.Announcer.afterSuccess(ctx, d.Endpoints, project, ep, now)
 	default:
 		ep, err = d.Endpoints.RecordFailure(ctx, project, ep.ID, now)
@@ -394,6 +397,27 @@ func (c *endpointCache) put(project string, ep Endpoint, now time.Time) {
 		ttl = limitedCacheTTL
 	}
 	c.m[project+"/"+ep.ID] = cachedEndpoint{ep: ep, at: now, exp: now.Add(ttl)}
+}
+
+// markSuccess notes in this instance's view of an endpoint a success
+// about to be written, and reports whether it is the first one of the
+// minute there: the attempts of a batch that succeed together against a
+// fresh or recovering endpoint, each holding the view from before any of
+// them succeeded, then write it (and announce a recovery) once, not once
+// each. Without a view (none cached) every one writes, as before.
+func (c *endpointCache) markSuccess(project, id string, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[project+"/"+id]
+	if !ok {
+		return true
+	}
+	if e.ep.ConsecutiveFailures == 0 && recent(e.ep.LastSuccessAt, now, time.Minute) {
+		return false
+	}
+	e.ep.LastSuccessAt, e.ep.ConsecutiveFailures, e.ep.FailingSince = ids.Timestamp(now), 0, ""
+	c.m[project+"/"+id] = e
+	return true
 }
 
 // release drops leases this instance gave back from its view of the

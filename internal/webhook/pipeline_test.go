@@ -9,6 +9,8 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -815,4 +817,66 @@ func TestDispatcher(t *testing.T) {
 			})
 		}
 	})
+}
+
+// successCounter counts the success writes that reach the endpoints.
+type successCounter struct {
+	webhook.Endpoints
+	n atomic.Int64
+}
+
+func (c *successCounter) RecordSuccess(ctx context.Context, project, id string, at time.Time) (webhook.Endpoint, error) {
+	c.n.Add(1)
+	return c.Endpoints.RecordSuccess(ctx, project, id, at)
+}
+
+// A batch's attempts that succeed together against an endpoint whose last
+// success is not recent (new, or failing until now) write that success
+// once between them, not once each: every one of them read the endpoint
+// before any had succeeded.
+func TestABatchsSuccessesWriteTheEndpointsHealthOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		failing int
+	}{
+		{"a new endpoint", 0},
+		{"a failing endpoint that recovers", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPipeline(t)
+			ep := p.endpoint(webhook.AllEvents)
+			if tc.failing > 0 {
+				ep.ConsecutiveFailures, ep.FailingSince, ep.LastFailureAt = tc.failing, ids.Timestamp(p.clock().Add(-time.Hour)), ids.Timestamp(p.clock())
+				p.endpoints.Put(project, ep)
+			}
+			counter := &successCounter{Endpoints: p.endpoints}
+			p.deliverer.Endpoints = counter
+			const batch = 10
+			var arrived sync.WaitGroup
+			arrived.Add(batch)
+			p.poster.Answer = func(int, webhooktest.Posted) webhook.Response {
+				arrived.Done()
+				arrived.Wait() // every attempt is in flight before any answer
+				return webhook.Response{Status: 204}
+			}
+			var evs []webhook.Outgoing
+			for range batch {
+				evs = append(evs, p.event(domain.EventContactCreated))
+				p.advance(time.Second) // a steady sender: the delivery queue
+			}
+			p.dispatch(evs...)
+			for i, d := range p.deliverer.HandleBatch(context.Background(), p.queue.Sent()) {
+				if !d.Done {
+					t.Fatalf("message %d: %+v", i, d)
+				}
+			}
+			if n := counter.n.Load(); n != 1 {
+				t.Fatalf("%d success writes for one batch, want 1", n)
+			}
+			got, err := p.endpoints.Get(context.Background(), project, ep.ID)
+			if err != nil || got.ConsecutiveFailures != 0 || got.FailingSince != "" || got.LastSuccessAt == "" {
+				t.Fatalf("endpoint after the batch %+v, %v", got, err)
+			}
+		})
+	}
 }
