@@ -181,6 +181,7 @@ func (o *owner) axe(src string) []axeViolation {
 // open, so that what it hides is judged too), nor on the login form.
 func TestDashboardAccessibility(t *testing.T) {
 	src := axeSource(t)
+	t.Parallel() // its own runtime and browser: nothing shared with the other tests
 	sys := start(t)
 	o := sys.owner(t)
 	check := func(o *owner, name string) {

@@ -45,9 +45,11 @@ func (o *owner) failingAndHealthy(phone string) (ok, bad endpoint, okRC, badRC *
 }
 
 func TestDashboardHealthAndLive(t *testing.T) {
+	t.Parallel() // its own runtime and browser: nothing shared with the other tests
 	sys := start(t)
 
 	t.Run("a failing endpoint comes first, with its cause and dead count, and links to its dead letters", func(t *testing.T) {
+		t.Parallel() // its own project and tab
 		o := sys.owner(t)
 		ok, bad, _, _, dead := o.failingAndHealthy("+79990002001")
 		o.open("/")
@@ -88,6 +90,7 @@ func TestDashboardHealthAndLive(t *testing.T) {
 	})
 
 	t.Run("no view prints null, undefined or NaN; on a phone no view scrolls sideways and every action is in reach", func(t *testing.T) {
+		t.Parallel() // its own project and tab
 		o := sys.owner(t)
 		_, bad, _, _, dead := o.failingAndHealthy("+79990002002")
 		o.api("POST", "/webhook-endpoints/"+bad.ID+"/recover", map[string]any{"since": time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}, nil)
@@ -119,6 +122,7 @@ func TestDashboardHealthAndLive(t *testing.T) {
 	})
 
 	t.Run("guided catch-up: recover from the dead letter, rows follow their deliveries live, a second click sends nothing twice", func(t *testing.T) {
+		t.Parallel() // its own project and tab
 		o := sys.owner(t)
 		_, bad, _, badRC, dead := o.failingAndHealthy("+79990002003")
 		o.contact("+79990002004", "Vlad")
@@ -165,6 +169,7 @@ func TestDashboardHealthAndLive(t *testing.T) {
 	})
 
 	t.Run("the API goes down and comes back: the view says so, backs off, and recovers without a reload", func(t *testing.T) {
+		t.Parallel() // its own project and tab
 		o := sys.owner(t)
 		o.endpoint(apitest.NewReceiver(t, nil).URL, nil)
 		target, err := url.Parse(sys.rt.URL)
@@ -213,6 +218,7 @@ func TestDashboardHealthAndLive(t *testing.T) {
 	})
 
 	t.Run("small defects: a spaced URL refused at its field, delete asks with Cancel, no test event to a disabled endpoint, a clamped Recover said, the 409 in the page's words", func(t *testing.T) {
+		t.Parallel() // its own project and tab
 		o := sys.owner(t)
 		rc := apitest.NewReceiver(t, nil)
 		ep := o.endpoint(rc.URL, nil)
@@ -282,6 +288,7 @@ func TestDashboardHealthAndLive(t *testing.T) {
 	})
 
 	t.Run("a second Recover while the recovery runs resumes it: the page says so, and each delivery is sent once", func(t *testing.T) {
+		t.Parallel() // its own project and tab
 		o := sys.owner(t)
 		rc := apitest.NewReceiver(t, answer(http.StatusForbidden, "secret changed"))
 		ep := o.endpoint(rc.URL, nil)

@@ -49,6 +49,7 @@ func (o *owner) waitDelivery(endpointID string, cond func(delivery) bool) delive
 }
 
 func TestDashboard(t *testing.T) {
+	t.Parallel() // its own runtime and browser: nothing shared with the other tests
 	sys := start(t)
 
 	t.Run("the key arrives in the fragment, stays in the tab and leaves the address bar", func(t *testing.T) {

@@ -36,6 +36,7 @@ func (o *owner) waitText(sel, want string) {
 }
 
 func TestDashboardEndpointLimits(t *testing.T) {
+	t.Parallel() // its own runtime and browser: nothing shared with the other tests
 	sys := start(t)
 
 	t.Run("the edit form sets both limits, the card shows them, an empty field clears one; an out-of-range value is refused at its field", func(t *testing.T) {

@@ -46,6 +46,7 @@ func (o *owner) addressBarClean() {
 // key; one with the tab's own key changes nothing; one with another key
 // asks first; anything but exactly "#key=<a key>" is cleared unread.
 func TestDashboardKeyFragment(t *testing.T) {
+	t.Parallel() // its own runtime and browser: nothing shared with the other tests
 	sys := start(t)
 	_, other := localtest.Project(t, sys.rt, "")
 	overview := `document.querySelector('#view h1') !== null && document.querySelector('#view h1').textContent === 'Overview'`

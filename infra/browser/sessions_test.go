@@ -55,6 +55,7 @@ func (o *owner) buttons(sel string) string {
 // holder creates and revokes sessions from the page; the header's search
 // box finds a delivery by event, delivery and request id.
 func TestDashboardSessions(t *testing.T) {
+	t.Parallel() // its own runtime and browser: nothing shared with the other tests
 	sys := start(t)
 	o := sys.owner(t)
 	rc := apitest.NewReceiver(t, answer(http.StatusUnauthorized, "who are you?"))

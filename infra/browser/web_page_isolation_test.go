@@ -38,6 +38,7 @@ window.outcomes = {};
 // origin in headless Chromium: its requests reach the AWS endpoint (the
 // no-cors ones are sent) but create no project and read no table.
 func TestAWebPageCannotReachTheLocalAWSEndpoint(t *testing.T) {
+	t.Parallel() // its own runtime and browser: nothing shared with the other tests
 	sys := start(t)
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

@@ -41,6 +41,7 @@ func (c client) read(path string, v any) {
 }
 
 func TestDeliveryLogAndManualActions(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	_, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
 		cfg.Parameters["WebhookRetrySchedule"] = "1s,1h,1h,1h" // the second retry waits long: the round stays "retrying"
 	})
@@ -289,6 +290,7 @@ func TestInspectorAndEventPolling(t *testing.T) {
 }
 
 func TestEndpointIsDisabledAfterFailingLong(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	_, c, s, project := webhookRuntime(t, func(cfg *local.Config) {
 		cfg.Parameters["WebhookAutoDisableAfter"] = "2s" // 5 days in production
 		cfg.Parameters["WebhookRetrySchedule"] = "1s,1s,1s,1s"

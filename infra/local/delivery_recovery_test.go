@@ -35,6 +35,7 @@ func (c client) stats(query string) statsReply {
 // happen (two deliveries, counted once each); a recovery since a time re-sends every dead delivery of its
 // endpoint once the receiver is fixed, and never a delivered one.
 func TestStatsAndRecovery(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	_, c, s, project := webhookRuntime(t, nil)
 	start := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
 	rc := apitest.NewReceiver(t, status(401))

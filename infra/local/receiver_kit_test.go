@@ -22,6 +22,7 @@ import (
 // webhook sent twice (the deliver function crashed after its POST) is
 // processed once.
 func TestReceiverKitEndToEnd(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	crash := crashOnce()
 	_, c, _, _ := webhookRuntime(t, func(cfg *local.Config) {
 		cfg.Options = append(cfg.Options, app.WithDeliveryHooks(pipeline.Hooks{AfterPost: func(context.Context, string) error { crash(); return nil }}))
@@ -57,6 +58,7 @@ func TestReceiverKitEndToEnd(t *testing.T) {
 // it, the first processing then fails, and the third attempt is processed:
 // the event is processed successfully exactly once and not lost.
 func TestReceiverKitDuplicateWhileProcessing(t *testing.T) {
+	t.Parallel()                               // its own runtime, and mostly waiting (see main_test.go)
 	_, c, s, project := webhookRuntime(t, nil) // read timeout 1 s, retries 1 s apart
 	var calls, succeeded atomic.Int32
 	release := make(chan struct{})

@@ -74,6 +74,7 @@ func invoke(t *testing.T, client *lambda.Client, fn string, payload any, out any
 // the admin function, tenant isolation between two projects, both dead-
 // letter redrives, and the attempt-log query on DynamoDB.
 func TestRunbookThroughTheLocalAWSEndpoint(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	cfg, err := local.MakeRunConfig(func(k string) string {
 		return map[string]string{"WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s"}[k]
 	})

@@ -23,6 +23,7 @@ const SampleAPIKey = "bx_sample_key_for_local_invoke_0001"
 // has one, HTTP samples name a route the template gives that function, and
 // invoking the function with it gives the expected answer.
 func TestEventSamples(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	rt := localtest.Runtime(t, local.Config{})
 	localtest.Project(t, rt, SampleAPIKey)
 	expectations := localtest.SampleExpectations(t)

@@ -99,6 +99,7 @@ func (c awsCall) do(t *testing.T, rt *local.Runtime) (int, string, []byte) {
 // (create a project with a key it chooses, invoke functions, read the
 // tables), while the AWS CLI and SDKs, which sign every request, work.
 func TestTheLocalAWSEndpointServesSignedRequestsFromThisMachineOnly(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	rt := localtest.Runtime(t, local.Config{})
 	aws_, _ := url.Parse(rt.AWSURL)
 	port := aws_.Port()

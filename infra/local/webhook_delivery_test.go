@@ -86,6 +86,7 @@ func status(codes ...int) func(n int, r *http.Request, w http.ResponseWriter) {
 }
 
 func TestWebhookRetriesUntilDelivered(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	_, c, s, project := webhookRuntime(t, nil)
 	rc := apitest.NewReceiver(t, status(503, 503, 200))
 	ep := c.endpoint(rc.URL, "contact.created")
@@ -135,6 +136,7 @@ func TestWebhookRetriesUntilDelivered(t *testing.T) {
 }
 
 func TestWebhookFailureModes(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	rt, c, s, project := webhookRuntime(t, nil)
 	ctx := context.Background()
 	dead := func(d webhook.Delivery) bool { return d.Status == webhook.StatusDead }
@@ -300,6 +302,7 @@ func crashOnce() func() {
 }
 
 func TestWebhookCrashes(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	t.Run("crash between the stream record and the SQS send: still delivered", func(t *testing.T) {
 		crash := crashOnce()
 		_, c, s, project := webhookRuntime(t, func(cfg *local.Config) {

@@ -93,6 +93,7 @@ func TestEndpointLimitsHoldAtTheReceiver(t *testing.T) {
 }
 
 func TestReceiverSlowDownPausesTheEndpoint(t *testing.T) {
+	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	_, c, s, project := webhookRuntime(t, nil)
 	rc := apitest.NewReceiver(t, func(n int, _ *http.Request, w http.ResponseWriter) {
 		if n == 0 {
