@@ -313,6 +313,7 @@ var readmeFigures = []figure{
 	{"how late a number may be taken", regexp.MustCompile(`later\s+than\s+its\s+start\s+by\s+more\s+than\s+(\d+ ms)`), webhook.Late, nil},
 	{"a busy batch's wait", regexp.MustCompile(`finds every slot busy\s+comes back (\d+ s) later`), webhook.BusyWait, nil},
 	{"the bulk lane's threshold", regexp.MustCompile(`more than (\d+) deliveries in one\s+dispatch`), webhook.BulkAfter, nil},
+	{"a flood's database calls at a time", regexp.MustCompile(`at most (\d+) DynamoDB calls? in flight`), webhook.DefaultBulkCalls, nil},
 	{"the wait within the deliver function", regexp.MustCompile(`[Aa] start within (\d+ s) is waited\s+for`), webhook.Nearby, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \((\d+ s)\), read timeout \(\d+ s\)`), webhook.DefaultConnectTimeout, nil},
 	{"the retry table's timeouts", regexp.MustCompile(`connect timeout \(\d+ s\), read timeout \((\d+ s)\)`), webhook.DefaultReadTimeout, nil},

@@ -43,8 +43,47 @@ type Deliverer struct {
 	Sleep func(time.Duration)
 	// Announcer sends the health events (nil: none are sent).
 	Announcer *Announcer
+	// BulkCalls bounds the database calls (claims, records) that this
+	// instance's bulk lane attempts have in flight at once (0:
+	// DefaultBulkCalls).
+	BulkCalls int
 
-	cache endpointCache
+	cache    endpointCache
+	bulkOnce sync.Once
+	bulkSlot chan struct{}
+}
+
+// DefaultBulkCalls is how many database calls of a flood's attempts one
+// deliver instance has in flight at once. A bulk lane batch's ten
+// attempts start together, and without a bound their claims, then their
+// records, reach the table in bursts of ten, which every other project's
+// calls queue behind (locally: one DynamoDB Local for everyone). One at a
+// time spreads them evenly over the time the flood's POSTs take: a flood
+// still waits on its receiver, not on the table, unless the receiver
+// answers faster than two of its calls take (then an instance's flood
+// goes at one delivery per two calls' time).
+const DefaultBulkCalls = 1
+
+// call runs one database call of an attempt: a bulk lane attempt's waits
+// for one of the instance's BulkCalls slots (or its context's end).
+func (d *Deliverer) call(ctx context.Context, bulk bool, f func() error) error {
+	if !bulk {
+		return f()
+	}
+	d.bulkOnce.Do(func() {
+		n := d.BulkCalls
+		if n <= 0 {
+			n = DefaultBulkCalls
+		}
+		d.bulkSlot = make(chan struct{}, n)
+	})
+	select {
+	case d.bulkSlot <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-d.bulkSlot }()
+	return f()
 }
 
 // Disposition is what becomes of a queue message after Handle.
@@ -93,7 +132,11 @@ func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 		// write. If it exists (this message came again, or the dispatcher
 		// ran the event again and stored it), the claim below decides.
 		rec := c.Apply(msg.delivery())
-		created, err := d.Deliveries.Create(ctx, rec)
+		var created bool
+		err := d.call(ctx, msg.Bulk, func() (err error) {
+			created, err = d.Deliveries.Create(ctx, rec)
+			return err
+		})
 		if err != nil {
 			d.Log.ErrorContext(ctx, "delivery not stored; the queue will retry", "delivery_id", msg.DeliveryID, "error", err.Error())
 			return failed
@@ -102,7 +145,12 @@ func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 			return d.runClaimed(ctx, rec, c.Token, msg.Bulk)
 		}
 	}
-	rec, claimed, err := d.Deliveries.Claim(ctx, c)
+	var rec *Delivery
+	var claimed bool
+	err := d.call(ctx, msg.Bulk, func() (err error) {
+		rec, claimed, err = d.Deliveries.Claim(ctx, c)
+		return err
+	})
 	if err != nil {
 		d.Log.ErrorContext(ctx, "claim failed; the queue will retry", "delivery_id", msg.DeliveryID, "error", err.Error())
 		return failed
@@ -175,7 +223,8 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string, bul
 		StatusCode: resp.Status, ResponseBody: resp.Body, StartedAt: ids.Timestamp(now), DurationMs: resp.Duration.Milliseconds(),
 		ErrorClass: decision.Class, Error: errText(resp, decision), NextAttemptAt: result.NextAttemptAt,
 	}
-	if err := d.Deliveries.Finish(ctx, rec, token, result, log); errors.Is(err, ErrClaimLost) {
+	err = d.call(ctx, bulk, func() error { return d.Deliveries.Finish(ctx, rec, token, result, log) })
+	if errors.Is(err, ErrClaimLost) {
 		d.Log.WarnContext(ctx, "attempt ran after its claim expired; the other worker's result stands", "delivery_id", rec.ID)
 	} else if err != nil {
 		return err

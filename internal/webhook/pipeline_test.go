@@ -880,3 +880,74 @@ func TestABatchsSuccessesWriteTheEndpointsHealthOnce(t *testing.T) {
 		})
 	}
 }
+
+// inFlight is a Deliveries whose claims, creates and records take a
+// while, and which notes the most of them in flight at once.
+type inFlight struct {
+	webhook.Deliveries
+	now, most atomic.Int64
+}
+
+func (f *inFlight) hold() func() {
+	n := f.now.Add(1)
+	for m := f.most.Load(); n > m && !f.most.CompareAndSwap(m, n); m = f.most.Load() {
+	}
+	time.Sleep(20 * time.Millisecond)
+	return func() { f.now.Add(-1) }
+}
+
+func (f *inFlight) Create(ctx context.Context, d webhook.Delivery) (bool, error) {
+	defer f.hold()()
+	return f.Deliveries.Create(ctx, d)
+}
+
+func (f *inFlight) Claim(ctx context.Context, c webhook.Claim) (*webhook.Delivery, bool, error) {
+	defer f.hold()()
+	return f.Deliveries.Claim(ctx, c)
+}
+
+func (f *inFlight) Finish(ctx context.Context, d webhook.Delivery, token string, r webhook.Result, a webhook.Attempt) error {
+	defer f.hold()()
+	return f.Deliveries.Finish(ctx, d, token, r, a)
+}
+
+// A bulk lane batch's attempts have at most DefaultBulkCalls database
+// calls in flight at once, and are all delivered; the delivery queue's
+// are not held to it.
+func TestABulkLaneBatchSpreadsItsDatabaseCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		every time.Duration // between the events' created_at
+		bulk  bool
+	}{
+		{"a flood, on the bulk lane", 0, true},
+		{"a steady sender, on the delivery queue", time.Second, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPipeline(t)
+			p.endpoint(webhook.AllEvents)
+			var evs []webhook.Outgoing
+			for range webhook.BulkAfter + 1 {
+				evs = append(evs, p.event(domain.EventContactCreated))
+				p.advance(tc.every)
+			}
+			p.dispatch(evs...)
+			db := &inFlight{Deliveries: p.deliveries}
+			p.deliverer.Deliveries = db
+			msgs := p.queue.Sent()[:10]
+			for i, d := range p.deliverer.HandleBatch(context.Background(), msgs) {
+				if !d.Done || msgs[i].Bulk != tc.bulk {
+					t.Fatalf("message %d (bulk %v): %+v", i, msgs[i].Bulk, d)
+				}
+			}
+			if most := db.most.Load(); (most <= webhook.DefaultBulkCalls) != tc.bulk {
+				t.Fatalf("%d database calls in flight at most (bulk lane's bound %d)", most, webhook.DefaultBulkCalls)
+			}
+			for _, m := range msgs {
+				if d, err := p.deliveries.Get(context.Background(), project, m.DeliveryID); err != nil || d.Status != webhook.StatusDelivered {
+					t.Fatalf("delivery %+v, %v", d, err)
+				}
+			}
+		})
+	}
+}
