@@ -46,9 +46,11 @@ async function call(method, path, body, idempotencyKey) {
   const err = new APIError(res.status, data && data.error, requestId, retryAfter, data && data.message);
   if (res.status === 401) {
     // Calls made together all get the 401: the first one ends the session,
-    // the others (for a credential the tab no longer holds) say nothing more.
+    // the others (for a credential the tab no longer holds) say nothing more,
+    // nor does a call a timer made after the session ended (no credential):
+    // the login form keeps its message, such as a session's expiry.
     const what = isSessionToken(used) ? 'the dashboard session (expired or revoked)' : 'the key';
-    if (session.key === used) unauthorized('The API refused ' + what + ': ' + err.message + (err.requestId ? ' (request_id ' + err.requestId + ')' : ''));
+    if (used && session.key === used) unauthorized('The API refused ' + what + ': ' + err.message + (err.requestId ? ' (request_id ' + err.requestId + ')' : ''));
     err.loggedOut = true;
   }
   throw err;

@@ -33,10 +33,18 @@ let expiry = 0;
 function endAtExpiry(g) {
   clearTimeout(expiry);
   const ms = new Date(g.expires_at) - Date.now();
-  expiry = setTimeout(() => logout('The dashboard session expired at ' + zoned(g.expires_at) + '. Ask the key holder for a new one.'), Math.max(ms, 0));
+  expiry = setTimeout(() => logout(expiredMessage(g)), Math.max(ms, 0));
+}
+
+function expiredMessage(g) {
+  return 'The dashboard session expired at ' + zoned(g.expires_at) + '. Ask the key holder for a new one.';
 }
 
 export function logout(message) {
+  // A call in flight at the expiry can bring the API's 401 before the
+  // timer fires: the message says why all the same.
+  const g = currentGrant();
+  if (g && new Date(g.expires_at) <= Date.now()) message = expiredMessage(g);
   clearTimeout(expiry);
   session.key = '';
   session.inspector = null;
