@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +14,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
@@ -44,7 +49,8 @@ const NoisyBound = 1.5
 // request's arrival at B's receiver), first with B alone, then while
 // project A's flood to a slow receiver fills the delivery queue, in one
 // run of the local pipeline (whose SQS serves MessageGroupId = project
-// as SQS fair queues do).
+// as SQS fair queues do). It also times every DynamoDB call of the
+// dispatch and deliver functions in both phases: the database's share.
 func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer) error {
 	tpl, err := template.LoadRepo()
 	if err != nil {
@@ -60,11 +66,16 @@ func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer)
 	fast := &arrivals{}
 	fastServer := httptest.NewServer(fast)
 	defer fastServer.Close()
+	calls := &callTimes{}
 	rt, err := local.Start(ctx, local.Config{
 		Template: tpl, DynamoDBEndpoint: endpoint, TablePrefix: dynamotest.UniquePrefix(),
 		Env:          map[string]string{app.EnvAllowLoopback: "true"},
 		QueuePollers: cfg.Pollers,
 		Options:      []app.Option{app.WithLogger(slog.New(slog.DiscardHandler))},
+		FunctionOptions: map[string][]app.Option{
+			"DispatchFunction": {app.WithDynamoDB(calls.option())},
+			"DeliverFunction":  {app.WithDynamoDB(calls.option())},
+		},
 	})
 	if err != nil {
 		return err
@@ -80,6 +91,7 @@ func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer)
 		return err
 	}
 
+	calls.watch(b.project)
 	fprintf(out, "\n## Noisy neighbour: project A floods %d events to a receiver that takes %s per request; project B sends %d (one per %s) to a fast one; %d deliver pollers (x10 messages)\n\n",
 		cfg.Flood, cfg.Slow, cfg.Quiet, cfg.QuietEvery, cfg.Pollers)
 	quiet := func() (latencies, error) {
@@ -97,11 +109,13 @@ func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer)
 	if _, err := quiet(); err != nil {
 		return err
 	}
+	aloneFrom := time.Now()
 	alone, err := quiet()
 	if err != nil {
 		return err
 	}
 	start := time.Now()
+	_, bCallsAlone := calls.between(aloneFrom, start)
 	if err := writeEvents(ctx, s, a.project, cfg.Flood); err != nil {
 		return err
 	}
@@ -110,6 +124,8 @@ func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer)
 	if err != nil {
 		return err
 	}
+	crowdedEnd := time.Now()
+	callsCrowded, bCallsCrowded := calls.between(start, crowdedEnd)
 	floodLeft := int64(cfg.Flood) - floodArrived.Load()
 	if err := waitFor(ctx, 30*time.Minute, func() bool { return floodArrived.Load() >= int64(cfg.Flood) }); err != nil {
 		return fmt.Errorf("project A's webhooks: %w", err)
@@ -130,9 +146,74 @@ func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer)
 	}
 	fprintf(out, "\nEnqueue to delivery: from the delivery's created_at to the request's arrival; event to delivery: from the event's created_at.\n")
 	fprintf(out, "p99 enqueue to delivery, with A's flood / alone: %s (bound %.1fx: %s).\n", ratio(float64(p99Crowded), float64(p99Alone)), NoisyBound, verdict)
+	fprintf(out, "\n| DynamoDB calls of the dispatch and deliver functions | calls | per second | p50 ms | p99 ms |\n| --- | --- | --- | --- | --- |\n")
+	for _, row := range []struct {
+		name  string
+		calls []time.Duration
+		took  time.Duration
+	}{
+		{"B's, B alone", bCallsAlone, start.Sub(aloneFrom)}, {"B's, during A's flood", bCallsCrowded, crowdedEnd.Sub(start)},
+		{"all, during A's flood", callsCrowded, crowdedEnd.Sub(start)},
+	} {
+		fprintf(out, "| %s | %d | %.0f | %s | %s |\n", row.name, len(row.calls), float64(len(row.calls))/row.took.Seconds(), ms(percentile(row.calls, 50)), ms(percentile(row.calls, 99)))
+	}
+	fprintf(out, "\n")
 	fprintf(out, "Bulk lane depth (A's backlog) when B's first webhook of the flood phase arrived: %d; A's webhooks not yet delivered when B's last arrived: %d of %d; A's flood delivered %s after its first write.\n",
 		fast.depth, floodLeft, cfg.Flood, floodTime.Round(time.Second))
 	return nil
+}
+
+// callTimes records how long each DynamoDB call of a client took, when
+// it started, and whether it is of the project named mine (its input
+// names it): the database's share of a phase's latency.
+type callTimes struct {
+	mu    sync.Mutex
+	mine  string
+	start []time.Time
+	took  []time.Duration
+	ofMe  []bool
+}
+
+func (c *callTimes) watch(project string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.mine = project
+}
+
+func (c *callTimes) option() func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Initialize.Add(middleware.InitializeMiddlewareFunc("bench.calltimes", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				t0 := time.Now()
+				out, md, err := next.HandleInitialize(ctx, in)
+				took := time.Since(t0)
+				input, _ := json.Marshal(in.Parameters)
+				c.mu.Lock()
+				c.start, c.took = append(c.start, t0), append(c.took, took)
+				c.ofMe = append(c.ofMe, c.mine != "" && bytes.Contains(input, []byte(c.mine)))
+				c.mu.Unlock()
+				return out, md, err
+			}), middleware.Before)
+		})
+	}
+}
+
+// between returns the durations of the calls that started in [from, to),
+// sorted: all of them, and those of the watched project.
+func (c *callTimes) between(from, to time.Time) (all, mine []time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, t := range c.start {
+		if !t.Before(from) && t.Before(to) {
+			all = append(all, c.took[i])
+			if c.ofMe[i] {
+				mine = append(mine, c.took[i])
+			}
+		}
+	}
+	slices.Sort(all)
+	slices.Sort(mine)
+	return all, mine
 }
 
 // benchEndpoint is a project with one endpoint subscribed to everything.

@@ -18,6 +18,7 @@ import (
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/store"
+	"github.com/botix/public-api/internal/webhook"
 )
 
 // WebhooksConfig sizes the delivery benchmark.
@@ -27,8 +28,11 @@ type WebhooksConfig struct {
 }
 
 // Webhooks pushes cfg.Events events through the whole local pipeline
-// (stream -> dispatch -> SQS -> deliver) to a fast local receiver and
-// reports deliveries per second and DynamoDB calls per delivery.
+// (stream -> dispatch -> SQS -> deliver) to a fast local receiver, twice:
+// as one project's flood (the bulk lane, whose deliveries the deliverer
+// stores) and as webhook.BulkAfter events of each of many projects (the
+// delivery queue, whose deliveries the dispatcher stores). It reports
+// deliveries per second and DynamoDB calls per delivery and per event.
 func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.Writer) error {
 	tpl, err := template.LoadRepo()
 	if err != nil {
@@ -55,38 +59,81 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 		return err
 	}
 	defer rt.Close()
-	seeded, err := seedProject(ctx, rt, "bench")
+	s := store.New(rt.DynamoDB(), dynamotest.TablesOf(rt.Tables()))
+	projects := func(n int) ([]string, error) {
+		var ids []string
+		for i := range n {
+			seeded, err := seedProject(ctx, rt, fmt.Sprintf("bench-%d", i))
+			if err != nil {
+				return nil, err
+			}
+			if err := createEndpoint(rt.URL, seeded.APIKey, receiver.URL+"/hooks"); err != nil {
+				return nil, err
+			}
+			ids = append(ids, seeded.Project.ID)
+		}
+		return ids, nil
+	}
+	flood, err := projects(1)
 	if err != nil {
 		return err
 	}
-	project := seeded.Project.ID
-	if err := createEndpoint(rt.URL, seeded.APIKey, receiver.URL+"/hooks"); err != nil {
+	many, err := projects((cfg.Events + webhook.BulkAfter - 1) / webhook.BulkAfter)
+	if err != nil {
 		return err
 	}
-	s := store.New(rt.DynamoDB(), dynamotest.TablesOf(rt.Tables()))
 
 	fprintf(out, "\n## Webhook delivery: %d events through stream -> dispatch -> SQS -> deliver, %d deliver pollers (x10 messages)\n\n", cfg.Events, cfg.Pollers)
-	start, cpu := time.Now(), sampleCPU()
-	if err := writeEvents(ctx, s, project, cfg.Events); err != nil {
+	fprintf(out, "| measure | one project's flood (bulk lane) | %d events of each of %d projects (delivery queue) |\n| --- | --- | --- |\n", webhook.BulkAfter, len(many))
+	type result struct{ rate, deliver, dispatch, share, written, elapsed string }
+	run := func(projects []string) (result, error) {
+		received.Store(0)
+		deliverCalls.Reset()
+		dispatchCalls.Reset()
+		per := (cfg.Events + len(projects) - 1) / len(projects)
+		start, cpu := time.Now(), sampleCPU()
+		left := cfg.Events
+		for _, p := range projects {
+			if err := writeEvents(ctx, s, p, min(per, left)); err != nil {
+				return result{}, err
+			}
+			left -= min(per, left)
+		}
+		written := time.Since(start)
+		for received.Load() < int64(cfg.Events) {
+			if time.Since(start) > 10*time.Minute {
+				return result{}, fmt.Errorf("only %d of %d webhooks arrived in 10 minutes", received.Load(), cfg.Events)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		elapsed, share := time.Since(start), cpu.share()
+		// Let the last attempts be recorded before counting calls.
+		time.Sleep(2 * time.Second)
+		return result{
+			rate:     fmt.Sprintf("%.0f", float64(cfg.Events)/elapsed.Seconds()),
+			deliver:  fmt.Sprintf("%.2f (%s)", float64(len(deliverCalls.Ops()))/float64(cfg.Events), countOps(deliverCalls.Ops())),
+			dispatch: fmt.Sprintf("%.2f (%s)", float64(len(dispatchCalls.Ops()))/float64(cfg.Events), countOps(dispatchCalls.Ops())),
+			share:    fmt.Sprintf("%.0f%%", share*100),
+			written:  written.Round(time.Millisecond).String(), elapsed: elapsed.Round(time.Millisecond).String(),
+		}, nil
+	}
+	a, err := run(flood)
+	if err != nil {
 		return err
 	}
-	written := time.Since(start)
-	for received.Load() < int64(cfg.Events) {
-		if time.Since(start) > 10*time.Minute {
-			return fmt.Errorf("only %d of %d webhooks arrived in 10 minutes", received.Load(), cfg.Events)
-		}
-		time.Sleep(20 * time.Millisecond)
+	b, err := run(many)
+	if err != nil {
+		return err
 	}
-	elapsed, share := time.Since(start), cpu.share()
-	// Let the last attempts be recorded before counting calls.
-	time.Sleep(2 * time.Second)
-	dc := countOps(deliverCalls.Ops())
-	fprintf(out, "Events written in %s (50 per transaction); all %d webhooks received %s after the first write.\n\n", written.Round(time.Millisecond), cfg.Events, elapsed.Round(time.Millisecond))
-	fprintf(out, "| measure | value |\n| --- | --- |\n")
-	fprintf(out, "| deliveries per second (end to end) | %.0f |\n", float64(cfg.Events)/elapsed.Seconds())
-	fprintf(out, "| DynamoDB calls per delivery, deliver function | %.2f (%s) |\n", float64(len(deliverCalls.Ops()))/float64(cfg.Events), dc)
-	fprintf(out, "| DynamoDB calls per event, dispatch function | %.2f (%s) |\n", float64(len(dispatchCalls.Ops()))/float64(cfg.Events), countOps(dispatchCalls.Ops()))
-	fprintf(out, "| share of the machine's busy CPU used by the functions + runtime with its SQS and Scheduler (the rest is DynamoDB Local) | %.0f%% |\n", share*100)
+	for _, row := range [][3]string{
+		{"deliveries per second (end to end)", a.rate, b.rate},
+		{"DynamoDB calls per delivery, deliver function", a.deliver, b.deliver},
+		{"DynamoDB calls per event, dispatch function", a.dispatch, b.dispatch},
+		{"events written in (50 per transaction) / all webhooks received after the first write", a.written + " / " + a.elapsed, b.written + " / " + b.elapsed},
+		{"share of the machine's busy CPU used by the functions + runtime with its SQS and Scheduler (the rest is DynamoDB Local)", a.share, b.share},
+	} {
+		fprintf(out, "| %s | %s | %s |\n", row[0], row[1], row[2])
+	}
 	return nil
 }
 
