@@ -92,10 +92,13 @@ func (q *Queue) Enqueue(ctx context.Context, msgs []webhook.Message) []error {
 // queue.
 func (q *Queue) Defer(ctx context.Context, msgs []webhook.Deferred) []error {
 	errs := make([]error, len(msgs))
+	// Each message is encoded once: its body is sent and sized from it.
 	// A SendMessageBatch goes to one queue: the lanes are sent apart.
+	ins := make([]*sqs.SendMessageInput, len(msgs))
 	byLane := map[string][]int{}
 	for i, m := range msgs {
 		u := lane(m.Message, q.URL, q.BulkURL)
+		ins[i] = messageInput(u, m.Message, m.Delay)
 		byLane[u] = append(byLane[u], i)
 	}
 	sem := make(chan struct{}, sendConcurrency)
@@ -103,14 +106,14 @@ func (q *Queue) Defer(ctx context.Context, msgs []webhook.Deferred) []error {
 	for url, idx := range byLane {
 		sizes := make([]int, len(idx))
 		for k, i := range idx {
-			sizes[k] = len(msgs[i].Message.String())
+			sizes[k] = len(aws.ToString(ins[i].MessageBody))
 		}
 		for _, chunk := range batches(idx, sizes) {
 			wg.Add(1)
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				q.sendBatch(ctx, url, msgs, chunk, errs)
+				q.sendBatch(ctx, url, ins, chunk, errs)
 			}()
 		}
 	}
@@ -141,12 +144,12 @@ func batches(idx, sizes []int) [][]int {
 	return out
 }
 
-// sendBatch sends msgs[chunk] (at most ten) to the queue at url in one
-// SendMessageBatch, writing each one's error to errs.
-func (q *Queue) sendBatch(ctx context.Context, url string, msgs []webhook.Deferred, chunk []int, errs []error) {
+// sendBatch sends ins[chunk] (at most ten, built by messageInput for the
+// queue at url) in one SendMessageBatch, writing each one's error to errs.
+func (q *Queue) sendBatch(ctx context.Context, url string, ins []*sqs.SendMessageInput, chunk []int, errs []error) {
 	entries := make([]sqstypes.SendMessageBatchRequestEntry, len(chunk))
 	for k, i := range chunk {
-		entries[k] = batchEntry(strconv.Itoa(k), messageInput(url, msgs[i].Message, msgs[i].Delay))
+		entries[k] = batchEntry(strconv.Itoa(k), ins[i])
 	}
 	out, err := q.SQS.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries})
 	if err != nil {
