@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -94,14 +95,14 @@ func (d *Dispatcher) Dispatch(ctx context.Context, items []Outgoing) []error {
 
 // createDeliveries plans one delivery per event and target endpoint (and
 // takes each recovery step's redrives), puts a project's flood of them on
-// the bulk lane (lanes), and stores, in parallel, the deliveries whose
+// the bulk lane (bulkProjects), and stores, in parallel, the deliveries whose
 // messages go on the delivery queue. A bulk lane's deliveries are not
 // stored here: each travels in its message (Message.Pending), and the
 // deliverer stores it as it claims its first attempt, so that a flood's
 // writes come at the pace of its deliveries, not all at once ahead of
 // every other project's events in the stream.
 func (d *Dispatcher) createDeliveries(ctx context.Context, jobs []dispatchJob) {
-	var flat []Message
+	var all []Message
 	var created []time.Time
 	for i := range jobs {
 		j := &jobs[i]
@@ -118,25 +119,21 @@ func (d *Dispatcher) createDeliveries(ctx context.Context, jobs []dispatchJob) {
 			at, _ = time.Parse(time.RFC3339Nano, ev.CreatedAt)
 		}
 		for _, m := range j.msgs {
-			flat, created = append(flat, m), append(created, at)
+			all, created = append(all, m), append(created, at)
 		}
 	}
-	lanes(flat, created)
+	bulk := bulkProjects(all, created)
 	sem := make(chan struct{}, dispatchConcurrency)
 	var wg sync.WaitGroup
-	k := 0
 	for i := range jobs {
 		j := &jobs[i]
 		if j.err != nil {
 			continue
 		}
-		store := false
 		for n := range j.msgs {
-			j.msgs[n].Bulk = flat[k].Bulk
-			k++
-			store = store || (j.msgs[n].Pending != nil && !j.msgs[n].Bulk)
+			j.msgs[n].Bulk = bulk[j.msgs[n].ProjectID]
 		}
-		if !store {
+		if !slices.ContainsFunc(j.msgs, storedHere) {
 			continue
 		}
 		wg.Add(1)
@@ -173,13 +170,17 @@ func (d *Dispatcher) plan(o Outgoing, endpoints []Endpoint) ([]Message, error) {
 	return msgs, nil
 }
 
+// storedHere reports whether the dispatcher stores m's delivery: one it
+// planned (Pending) that goes on the delivery queue.
+func storedHere(m Message) bool { return m.Pending != nil && !m.Bulk }
+
 // store creates the deliveries of msgs that go on the delivery queue,
 // whose messages then name them only. A message is sent whether its
 // delivery is new or not: if a previous run stored it and crashed before
 // sending, this is what delivers it.
 func (d *Dispatcher) store(ctx context.Context, msgs []Message) error {
 	for i, m := range msgs {
-		if m.Pending == nil || m.Bulk {
+		if !storedHere(m) {
 			continue
 		}
 		if _, err := d.Deliveries.Create(ctx, m.delivery()); err != nil {

@@ -26,12 +26,12 @@ import "time"
 // events in the outbox stream, and its deliveries cost one write fewer.
 const BulkAfter = 20
 
-// lanes marks for the bulk lane the messages of each project that
-// dispatches more than BulkAfter deliveries among msgs, at more than
-// BulkAfter a second of the time their events were created over
+// bulkProjects returns the projects whose messages go on the bulk lane:
+// those that dispatch more than BulkAfter deliveries among msgs, at more
+// than BulkAfter a second of the time their events were created over
 // (created[i]: msgs[i]'s event's; zero for a message without one, such as
 // a recovery's redrive, which counts as created now).
-func lanes(msgs []Message, created []time.Time) {
+func bulkProjects(msgs []Message, created []time.Time) map[string]bool {
 	type window struct {
 		n           int
 		first, last time.Time
@@ -56,13 +56,11 @@ func lanes(msgs []Message, created []time.Time) {
 			}
 		}
 	}
-	for i := range msgs {
-		w := per[msgs[i].ProjectID]
-		if w == nil || w.n <= BulkAfter {
-			continue
-		}
-		if span := max(w.last.Sub(w.first).Seconds(), 1); float64(w.n) > BulkAfter*span {
-			msgs[i].Bulk = true
+	bulk := map[string]bool{}
+	for project, w := range per {
+		if span := max(w.last.Sub(w.first).Seconds(), 1); w.n > BulkAfter && float64(w.n) > BulkAfter*span {
+			bulk[project] = true
 		}
 	}
+	return bulk
 }
