@@ -289,7 +289,7 @@ func (d *Deliverer) health(ctx context.Context, project string, ep Endpoint, dec
 	var err error
 	switch decision.Verdict {
 	case Delivered:
-		if ep.ConsecutiveFailures == 0 && recent(ep.LastSuccessAt, now, time.Minute) {
+		if succeededLately(ep, now) {
 			return
 		}
 		if !d.cache.markSuccess(project, ep.ID, now) {
@@ -392,6 +392,13 @@ func errText(r Response, dec Decision) string {
 	return ""
 }
 
+// succeededLately: the endpoint is healthy and its last success is
+// within a minute (last_success_at is precise to a minute), so a success
+// now need not be written.
+func succeededLately(ep Endpoint, now time.Time) bool {
+	return ep.ConsecutiveFailures == 0 && recent(ep.LastSuccessAt, now, time.Minute)
+}
+
 func recent(ts string, now time.Time, within time.Duration) bool {
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	return err == nil && now.Sub(t) < within
@@ -461,7 +468,7 @@ func (c *endpointCache) markSuccess(project, id string, now time.Time) bool {
 	if !ok {
 		return true
 	}
-	if e.ep.ConsecutiveFailures == 0 && recent(e.ep.LastSuccessAt, now, time.Minute) {
+	if succeededLately(e.ep, now) {
 		return false
 	}
 	e.ep.LastSuccessAt, e.ep.ConsecutiveFailures, e.ep.FailingSince = ids.Timestamp(now), 0, ""
