@@ -58,8 +58,8 @@ GO_TEST_FIRST := ./infra/local ./infra/browser ./infra/integrator ./infra/confor
 # test that compares the local SQS and Scheduler with kumo, whose import
 # compiles some 95 packages. make lint and the main test run leave them out;
 # make test vets and runs them in a step of its own, last.
-HEAVY_TESTS = $(shell $(GO) list ./... | grep -E '/kumoconformance$$')
-WITHOUT_HEAVY_TESTS := grep -v -E '/kumoconformance$$'
+HEAVY_TESTS = $(shell $(GO) list ./... | grep -E '/awsemu/conformance$$')
+WITHOUT_HEAVY_TESTS := grep -v -E '/awsemu/conformance$$'
 
 ## test: lint, then every test (unit, DynamoDB Local integration, end-to-end) of every module and SDK.
 test: lint sdk-unit
