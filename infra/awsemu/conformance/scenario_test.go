@@ -46,8 +46,8 @@ type gap struct {
 // known gaps explains (theirs departs from AWS, ours does not), or fails
 // the test. A known gap that no step shows fails it too: the other
 // emulator was fixed, or ours now answers as it does, against AWS's
-// documentation. It returns how many steps agree.
-func compare(t *testing.T, name string, ours, theirs []string, known []gap) int {
+// documentation.
+func compare(t *testing.T, name string, ours, theirs []string, known []gap) {
 	t.Helper()
 	if len(ours) != len(theirs) {
 		t.Fatalf("transcripts differ in length:\nours:\n%s\n%s:\n%s", strings.Join(ours, "\n"), name, strings.Join(theirs, "\n"))
@@ -75,7 +75,6 @@ steps:
 		}
 	}
 	t.Logf("%d of %d steps agree with %s; the other %d are its known gaps", agree, len(theirs), name, len(theirs)-agree)
-	return agree
 }
 
 // clients are SDK clients of an emulator at base, configured as the
