@@ -54,24 +54,15 @@ PYTHON ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo pytho
 # one that starts last keeps a single core busy long after the others end.
 GO_TEST_FIRST := ./infra/local ./infra/browser ./infra/integrator ./infra/conformance ./internal/api ./internal/store
 
-# Packages whose tests link a heavy test-only dependency: the conformance
-# test that compares the local SQS and Scheduler with kumo, whose import
-# compiles some 95 packages. make lint and the main test run leave them out;
-# make test vets and runs them in a step of its own, last.
-HEAVY_TESTS = $(shell $(GO) list ./... | grep -E '/kumoconformance$$')
-WITHOUT_HEAVY_TESTS := grep -v -E '/kumoconformance$$'
-
 ## test: lint, then every test (unit, DynamoDB Local integration, end-to-end) of every module and SDK.
 test: lint sdk-unit
 	@for m in $(SDK_MODULES); do echo "make test: go test ./... in $$m"; (cd $$m && $(PROGRESS) $(GO) test -count=1 ./...) || exit 1; done
 	@echo "make test: every package of the server, two at a time and the longest first, against one DynamoDB Local"
-	$(GO) run ./infra/cmd/with-dynamodb -- $(PROGRESS) $(GO) test -count=1 -timeout 20m $(GO_TEST_FIRST) $$($(GO) list ./... | $(WITHOUT_HEAVY_TESTS) | grep -v '/infra/rie$$')
+	$(GO) run ./infra/cmd/with-dynamodb -- $(PROGRESS) $(GO) test -count=1 -timeout 20m $(GO_TEST_FIRST) $$($(GO) list ./... | grep -v '/infra/rie$$')
 	@# The real bootstraps run on their own: they keep the template's Lambda
 	@# timeouts, which a machine busy with the other packages can exceed.
 	@echo "make test: the real bootstraps under the Lambda Runtime Interface Emulator"
 	$(GO) run ./infra/cmd/with-dynamodb -- $(PROGRESS) $(GO) test -count=1 ./infra/rie/
-	$(if $(HEAVY_TESTS),@echo "make test: the tests with a heavy test-only dependency (kumo)")
-	$(if $(HEAVY_TESTS),$(PROGRESS) $(GO) vet $(HEAVY_TESTS) && $(PROGRESS) $(GO) test -count=1 $(HEAVY_TESTS))
 
 ## sdk-unit: the Node, Python and PHP SDKs' own tests, with their ecosystems' tools (their conformance runs in infra/conformance, under make test).
 sdk-unit: $(PROGRESS)
@@ -84,7 +75,7 @@ sdk-unit: $(PROGRESS)
 
 ## lint: go vet, gofmt (fails on any unformatted file), Redocly's recommended rules on the OpenAPI document and ESLint on the dashboard's ES modules (both npm).
 lint: $(PROGRESS)
-	$(PROGRESS) $(GO) vet $$($(GO) list ./... | $(WITHOUT_HEAVY_TESTS))
+	$(PROGRESS) $(GO) vet ./...
 	@for m in $(SDK_MODULES); do echo "go vet ./... in $$m"; (cd $$m && $(PROGRESS) $(GO) vet ./...) || exit 1; done
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -9,11 +9,11 @@
 // protocol (X-Amz-Target: AmazonSQS.*) and Scheduler's REST JSON protocol
 // — and offer the same operations as Go methods, which the local runtime
 // uses for what Lambda and Scheduler do on AWS (event source mappings,
-// firing schedules). The conformance test (package kumoconformance, apart
-// so that this package's tests do not compile kumo) runs one scenario
-// through the SDK against this package and against
-// github.com/sivchari/kumo and expects the same answers, apart from the
-// places it names where kumo departs from SQS.
+// firing schedules). The conformance test (package conformance, apart so
+// that this package's tests need no Python) runs one scenario through the
+// SDK against this package and against moto's server and expects the same
+// answers, apart from the places it names where moto departs from AWS's
+// documentation.
 //
 // Both go by a Clock (SQS.Clock, Scheduler.Clock; nil is the wall
 // clock): visibility timeouts, delays, retention, fair queueing's

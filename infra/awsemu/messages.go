@@ -237,8 +237,13 @@ func (q *Queue) take(now time.Time, o ReceiveOptions) (got []Message, next time.
 		if rp := q.attrs.redrive; rp != nil && m.receives >= rp.maxReceives {
 			if dlq, ok := q.s.queues[rp.queue]; ok {
 				q.remove(m)
+				// The message itself moves, with its id, sent time and
+				// receive count: SQS keeps a moved message's enqueue
+				// timestamp ("Setting-up dead-letter queue retention in
+				// Amazon SQS", SQS Developer Guide), whereas a redrive
+				// (movetasks.go) makes a new message.
 				moved := *m
-				moved.receives, moved.firstReceive, moved.handle, moved.visibleAt, moved.origin = 0, time.Time{}, "", now, q.name
+				moved.handle, moved.visibleAt, moved.origin = "", now, q.name
 				dlq.push(&moved)
 				continue
 			}

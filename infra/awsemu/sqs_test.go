@@ -429,3 +429,43 @@ func TestListQueuesPages(t *testing.T) {
 		t.Fatalf("listed %v", names)
 	}
 }
+
+// The redrive policy moves the message itself: received from the
+// dead-letter queue it has its id, sent time and first receive, and its
+// receive count goes on from the source queue's (moto agrees; see the
+// conformance package).
+func TestDeadLetteredMessageKeepsItsIdentityAndCount(t *testing.T) {
+	c, _, _ := emulator(t)
+	ctx := context.Background()
+	dlq := createQueue(t, c, "dead", nil)
+	src := createQueue(t, c, "work", map[string]string{"RedrivePolicy": `{"deadLetterTargetArn":"arn:aws:sqs:` + region + `:` + account + `:dead","maxReceiveCount":"2"}`})
+	send(t, c, src, "poison")
+	var first types.Message
+	for i := 1; i <= 2; i++ {
+		got := receive(t, c, src, 1, 30)
+		if len(got) != 1 {
+			t.Fatalf("receive %d: %+v", i, got)
+		}
+		if i == 1 {
+			first = got[0]
+		}
+		if _, err := c.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(src), ReceiptHandle: got[0].ReceiptHandle, VisibilityTimeout: 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := receive(t, c, src, 1, 30); len(got) != 0 {
+		t.Fatalf("a third receive must move the message: %+v", got)
+	}
+	got := receive(t, c, dlq, 1, 30)
+	if len(got) != 1 {
+		t.Fatalf("dead-letter queue: %+v", got)
+	}
+	for _, attr := range []string{"SentTimestamp", "ApproximateFirstReceiveTimestamp"} {
+		if got[0].Attributes[attr] != first.Attributes[attr] {
+			t.Errorf("%s %s in the dead-letter queue, %s at the source", attr, got[0].Attributes[attr], first.Attributes[attr])
+		}
+	}
+	if aws.ToString(got[0].MessageId) != aws.ToString(first.MessageId) || got[0].Attributes["ApproximateReceiveCount"] != "3" {
+		t.Errorf("in the dead-letter queue: id %s (was %s), receive count %s, want 3", aws.ToString(got[0].MessageId), aws.ToString(first.MessageId), got[0].Attributes["ApproximateReceiveCount"])
+	}
+}
