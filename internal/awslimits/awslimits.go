@@ -56,6 +56,9 @@ const (
 	// RequestTooLargeException (413), and a response past it is the
 	// function error Function.ResponseSizeTooLarge.
 	LambdaPayloadBytes = 6 << 20
+	// LambdaAsyncPayloadBytes is the largest asynchronous (Event)
+	// invocation request (1 MB); past it RequestTooLargeException.
+	LambdaAsyncPayloadBytes = 1 << 20
 	// LambdaMaxTimeout is the longest a function may run.
 	LambdaMaxTimeout = 900 * time.Second
 	// LambdaMinMemory and LambdaMaxMemory bound a function's memory, in
