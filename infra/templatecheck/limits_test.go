@@ -1,10 +1,16 @@
 package templatecheck_test
 
 import (
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/botix/public-api/internal/awslimits"
+	"github.com/botix/public-api/internal/webhook"
 )
 
 // number reads a template setting that is a literal integer; def when it
@@ -105,5 +111,36 @@ func TestEventSourcesWithinLambdasLimits(t *testing.T) {
 	// that an unbounded one fails here.
 	if consumers > awslimits.LambdaAccountConcurrency/10 {
 		t.Errorf("queue consumers and reserved concurrency take %d of the account's %d concurrent executions; keep them under a tenth, the rest serves the API", consumers, awslimits.LambdaAccountConcurrency)
+	}
+}
+
+// TestQueueBatchesFitALambdaInvocation: a full batch of the deliver
+// function's SQS sources, of the largest messages the dispatcher sends
+// (a bulk lane's first ones, carrying webhook.MaxPayload of quotes, which
+// the event's JSON escapes again), is under Lambda's 6 MB synchronous
+// payload: Lambda never has to cut a batch short for its size.
+func TestQueueBatchesFitALambdaInvocation(t *testing.T) {
+	tpl, _ := load(t)
+	m := webhook.Message{DeliveryID: "dlv_01JDQ7X3ZV8N5W2K4R6T9Y1B30", ProjectID: "prj_01JDQ7X3ZV8N5W2K4R6T9Y1B30", EndpointID: "whe_01JDQ7X3ZV8N5W2K4R6T9Y1B30",
+		Round: 1, Attempt: 1, Bulk: true, Pending: &webhook.PendingDelivery{EventID: "evt_01JDQ7X3ZV8N5W2K4R6T9Y1B30", Payload: strings.Repeat(`"`, webhook.MaxPayload), CreatedAt: "2026-12-02T00:00:00Z"}}
+	record := events.SQSMessage{
+		MessageId: "0b5a4f3e-5c2d-4a8e-9f1b-2d3c4e5f6a7b", ReceiptHandle: strings.Repeat("r", 1024), Body: m.String(),
+		Md5OfBody: strings.Repeat("0", 32), EventSource: "aws:sqs", EventSourceARN: "arn:aws:sqs:us-east-1:123456789012:botix-BulkDeliveryQueue-ABCDEFGHIJKL", AWSRegion: "us-east-1",
+		Attributes: map[string]string{"ApproximateReceiveCount": "5", "SentTimestamp": "1795939200000", "SenderId": "AROAEXAMPLE:botix-DispatchFunction", "ApproximateFirstReceiveTimestamp": "1795939200000", "MessageGroupId": m.ProjectID},
+	}
+	seen := 0
+	for _, e := range tpl.Functions()["DeliverFunction"].Events() {
+		if e.Type != "SQS" {
+			continue
+		}
+		seen++
+		batch := number(t, e.Properties["BatchSize"], 10)
+		out, _ := json.Marshal(events.SQSEvent{Records: slices.Repeat([]events.SQSMessage{record}, batch)})
+		if len(out) > awslimits.LambdaPayloadBytes {
+			t.Errorf("%s: a batch of %d is %d bytes, past Lambda's %d", e.Name, batch, len(out), awslimits.LambdaPayloadBytes)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("DeliverFunction has no SQS source")
 	}
 }
