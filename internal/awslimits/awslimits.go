@@ -26,6 +26,9 @@ const (
 	// messages' bodies and attributes summed (1 MiB); past it
 	// AWS.SimpleQueueService.BatchRequestTooLong.
 	SQSBatchBytes = 1 << 20
+	// SQSMaxDelay is the longest DelaySeconds of a message (900 s); one
+	// second more and SendMessage answers InvalidParameterValue.
+	SQSMaxDelay = 15 * time.Minute
 )
 
 // Amazon DynamoDB (DynamoDB Developer Guide, "Quotas in Amazon

@@ -279,3 +279,26 @@ func TestAPayloadOfAnyContentFitsOneMessage(t *testing.T) {
 		})
 	}
 }
+
+// A delay is sent as SQS takes it: whole seconds, rounded up, and never
+// past SQS's longest (a longer wait goes to the Scheduler instead).
+func TestDelaySecondsStayWithinSQSs(t *testing.T) {
+	longest := int32(awslimits.SQSMaxDelay / time.Second)
+	for _, tc := range []struct {
+		name string
+		in   time.Duration
+		want int32
+	}{
+		{"none", 0, 0},
+		{"negative: none", -time.Second, 0},
+		{"a fraction rounds up", 1200 * time.Millisecond, 2},
+		{"exactly SQS's longest", awslimits.SQSMaxDelay, longest},
+		{"past it: SQS's longest", awslimits.SQSMaxDelay + time.Second, longest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := delaySeconds(tc.in); got != tc.want {
+				t.Fatalf("delaySeconds(%s) = %d, want %d", tc.in, got, tc.want)
+			}
+		})
+	}
+}
