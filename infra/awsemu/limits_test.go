@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -26,6 +27,12 @@ func TestSQSLimitsAtTheEdge(t *testing.T) {
 	sendOf := func(queue string, bodyBytes int, attrs map[string]types.MessageAttributeValue) func() error {
 		return func() error {
 			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(queue), MessageBody: aws.String(strings.Repeat("x", bodyBytes)), MessageAttributes: attrs})
+			return err
+		}
+	}
+	delayOf := func(d time.Duration) func() error {
+		return func() error {
+			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("x"), DelaySeconds: int32(d / time.Second)})
 			return err
 		}
 	}
@@ -66,6 +73,8 @@ func TestSQSLimitsAtTheEdge(t *testing.T) {
 		{"one byte more → InvalidParameterValue", sendOf(url, awsemu.MaxMessageSize+1, nil), "InvalidParameterValue"},
 		{"body and attributes of exactly MaxMessageSize bytes are sent", sendOf(url, awsemu.MaxMessageSize-attrBytes, attr), ""},
 		{"attributes count: one byte more → InvalidParameterValue", sendOf(url, awsemu.MaxMessageSize-attrBytes+1, attr), "InvalidParameterValue"},
+		{"a delay of exactly MaxDelay is taken", delayOf(awsemu.MaxDelay), ""},
+		{"one second more → InvalidParameterValue", delayOf(awsemu.MaxDelay + time.Second), "InvalidParameterValue"},
 		{"a queue's own MaximumMessageSize is reached", sendOf(small, 1024, nil), ""},
 		{"and one byte past it refused", sendOf(small, 1025, nil), "InvalidParameterValue"},
 		{"ten entries are sent", batchOf(ones(awsemu.MaxBatchEntries)...), ""},

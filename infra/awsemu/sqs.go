@@ -19,7 +19,7 @@ const (
 	MaxBatchSize        = awslimits.SQSBatchBytes
 	MaxWait             = 20 * time.Second
 	MaxVisibility       = 12 * time.Hour
-	MaxDelay            = 15 * time.Minute
+	MaxDelay            = awslimits.SQSMaxDelay
 	DefaultVisibility   = 30 * time.Second
 	DefaultRetention    = 4 * 24 * time.Hour
 	maxQueueNameLength  = 80
