@@ -16,6 +16,7 @@ var awsLimits = map[string]any{
 	"SQS message size":              size(awslimits.SQSMessageBytes),
 	"SQS batch entries":             awslimits.SQSBatchEntries,
 	"SQS batch size":                size(awslimits.SQSBatchBytes),
+	"SQS message delay":             awslimits.SQSMaxDelay,
 	"DynamoDB item size":            size(awslimits.DynamoDBItemBytes),
 	"TransactWriteItems actions":    awslimits.DynamoDBTransactItems,
 	"TransactWriteItems size":       size(awslimits.DynamoDBTransactBytes),
