@@ -7,15 +7,19 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/botix/public-api/internal/awslimits"
 )
 
-// Limits of SQS that the emulator enforces as SQS does.
+// Limits of SQS that the emulator enforces as SQS does (the sizes and
+// batch entries are AWS's, from package awslimits).
 const (
-	MaxMessageSize      = 256 * 1024
-	MaxBatchEntries     = 10
+	MaxMessageSize      = awslimits.SQSMessageBytes
+	MaxBatchEntries     = awslimits.SQSBatchEntries
+	MaxBatchSize        = awslimits.SQSBatchBytes
 	MaxWait             = 20 * time.Second
 	MaxVisibility       = 12 * time.Hour
-	MaxDelay            = 15 * time.Minute
+	MaxDelay            = awslimits.SQSMaxDelay
 	DefaultVisibility   = 30 * time.Second
 	DefaultRetention    = 4 * 24 * time.Hour
 	maxQueueNameLength  = 80

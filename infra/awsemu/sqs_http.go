@@ -25,7 +25,7 @@ func (s *SQS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Read past SQS's bounds, so that an oversized batch gets SQS's
 	// answer (BatchRequestTooLong) rather than a cut-off body's.
-	body, err := io.ReadAll(io.LimitReader(r.Body, 32*MaxMessageSize))
+	body, err := io.ReadAll(io.LimitReader(r.Body, 32*MaxBatchSize))
 	if err != nil {
 		writeSQSError(w, invalidParameter("the request body could not be read"))
 		return
@@ -253,7 +253,7 @@ func checkBatch(ids []string) error {
 		return sqsError("EmptyBatchRequest", "AWS.SimpleQueueService.EmptyBatchRequest", "There should be at least one entry in the request.")
 	}
 	if len(ids) > MaxBatchEntries {
-		return sqsError("TooManyEntriesInBatchRequest", "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", "Maximum number of entries per request are 10. You have sent %d.", len(ids))
+		return sqsError("TooManyEntriesInBatchRequest", "AWS.SimpleQueueService.TooManyEntriesInBatchRequest", "Maximum number of entries per request are %d. You have sent %d.", MaxBatchEntries, len(ids))
 	}
 	seen := map[string]bool{}
 	for _, id := range ids {
@@ -303,8 +303,8 @@ func sendMessageBatch(_ context.Context, s *SQS, q *Queue, in *struct {
 		ids[i] = e.Id
 		size += len(e.MessageBody) + attributesSize(e.MessageAttributes)
 	}
-	if size > MaxMessageSize {
-		return nil, sqsError("BatchRequestTooLong", "AWS.SimpleQueueService.BatchRequestTooLong", "Batch requests cannot be longer than %d bytes. You have sent %d bytes.", MaxMessageSize, size)
+	if size > MaxBatchSize {
+		return nil, sqsError("BatchRequestTooLong", "AWS.SimpleQueueService.BatchRequestTooLong", "Batch requests cannot be longer than %d bytes. You have sent %d bytes.", MaxBatchSize, size)
 	}
 	return batch(ids, in.Entries, func(e sendEntry) (map[string]any, error) { return e.send(q) })
 }

@@ -311,7 +311,7 @@ func TestSQSRefusesWhatSQSRefuses(t *testing.T) {
 			return err
 		}, "InvalidMessageContents"},
 		{"too large", func() error {
-			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(strings.Repeat("x", 256*1024+1))})
+			_, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(strings.Repeat("x", awsemu.MaxMessageSize+1))})
 			return err
 		}, "InvalidParameterValue"},
 		{"delay over 15 minutes", func() error {

@@ -19,12 +19,10 @@ import (
 
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/awslimits"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/ids"
 )
-
-// maxRequestBytes is API Gateway's payload limit for HTTP APIs (10 MB).
-const maxRequestBytes = 10 << 20
 
 // throttled is API Gateway's own body of a throttled request.
 var throttled = []byte(`{"message":"Too Many Requests"}`)
@@ -151,8 +149,8 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		r.exchange(req, nil, rt.key, http.StatusTooManyRequests, w.Header(), throttled)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxRequestBytes+1))
-	if err != nil || len(body) > maxRequestBytes {
+	body, err := io.ReadAll(io.LimitReader(req.Body, awslimits.HTTPAPIPayloadBytes+1))
+	if err != nil || len(body) > awslimits.HTTPAPIPayloadBytes {
 		http.Error(w, `{"message":"Request Entity Too Large"}`, http.StatusRequestEntityTooLarge)
 		return
 	}

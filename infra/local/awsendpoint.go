@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/botix/public-api/infra/awsemu"
+	"github.com/botix/public-api/internal/awslimits"
 )
 
 // The local AWS endpoint: one address where the AWS APIs the runbook uses
@@ -102,9 +103,20 @@ func (r *Runtime) serveInvoke(w http.ResponseWriter, req *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]string{"Type": "User", "Message": "Function not found: " + r.functionARN(name)})
 		return
 	}
-	payload, err := io.ReadAll(io.LimitReader(req.Body, 6<<20))
+	// Lambda's bounds on a request, each by invocation type.
+	async := req.Header.Get("X-Amz-Invocation-Type") == "Event"
+	limit, invocationType := awslimits.LambdaPayloadBytes, "RequestResponse"
+	if async {
+		limit, invocationType = awslimits.LambdaAsyncPayloadBytes, "Event"
+	}
+	payload, err := io.ReadAll(io.LimitReader(req.Body, int64(limit)+1))
 	if err != nil {
 		writeAWSError(w, http.StatusBadRequest, "InvalidRequestContentException", err.Error())
+		return
+	}
+	if len(payload) > limit {
+		size := max(int64(len(payload)), req.ContentLength)
+		writeAWSError(w, http.StatusRequestEntityTooLarge, "RequestTooLargeException", fmt.Sprintf("%d byte payload is too large for the %s invocation type (limit %d bytes)", size, invocationType, limit))
 		return
 	}
 	if len(bytes.TrimSpace(payload)) == 0 {
@@ -114,7 +126,6 @@ func (r *Runtime) serveInvoke(w http.ResponseWriter, req *http.Request) {
 		writeAWSError(w, http.StatusBadRequest, "InvalidRequestContentException", "Could not parse request body into json")
 		return
 	}
-	async := req.Header.Get("X-Amz-Invocation-Type") == "Event"
 	run := func(ctx context.Context) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(ctx, r.timeout(fn))
 		defer cancel()

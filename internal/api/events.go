@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -12,10 +13,19 @@ import (
 	"github.com/botix/public-api/internal/webhook"
 )
 
-// MaxListedEvent is the largest event body a list page carries; bigger
-// ones are listed thin (GET /public/v1/events/{id} has the full body), so
-// that a page of 200 stays well under Lambda's 6 MB response limit.
+// MaxListedEvent is the largest event body a list page carries, counted
+// as Lambda's response carries it (see responseBytes); bigger ones are
+// listed thin (GET /public/v1/events/{id} has the full body), so that a
+// page of pagination.MaxLimit stays under Lambda's 6 MB response limit.
 const MaxListedEvent = 16 << 10
+
+// responseBytes is what body costs in the function's response to API
+// Gateway, where the page is one JSON string: each quote and backslash
+// takes a second byte (Go's JSON escapes nothing else of a JSON body).
+// Counted as body bytes, a page of events of quotes would pass 6 MB.
+func responseBytes(body []byte) int {
+	return len(body) + bytes.Count(body, []byte(`"`)) + bytes.Count(body, []byte(`\`))
+}
 
 // Events serves the event polling API: the fallback when webhooks could
 // not be delivered.
@@ -38,7 +48,7 @@ func (e *Events) List(ctx context.Context, r *httpapi.Request) (*httpapi.Respons
 
 func listedEvent(ev domain.Event) json.RawMessage {
 	body, err := webhook.Body(ev)
-	if err != nil || len(body) > MaxListedEvent {
+	if err != nil || responseBytes(body) > MaxListedEvent {
 		thin, _ := webhook.ThinBody(ev)
 		return thin
 	}

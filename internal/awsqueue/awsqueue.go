@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/botix/public-api/internal/awslimits"
 	"github.com/botix/public-api/internal/webhook"
 )
 
@@ -76,8 +77,8 @@ func batchEntry(id string, in *sqs.SendMessageInput) sqstypes.SendMessageBatchRe
 	}
 }
 
-// Enqueue implements webhook.Queue: ten messages per SendMessageBatch,
-// calls in parallel.
+// Enqueue implements webhook.Queue: up to ten messages per
+// SendMessageBatch (see batches), calls in parallel.
 func (q *Queue) Enqueue(ctx context.Context, msgs []webhook.Message) []error {
 	now := make([]webhook.Deferred, len(msgs))
 	for i, m := range msgs {
@@ -121,19 +122,17 @@ func (q *Queue) Defer(ctx context.Context, msgs []webhook.Deferred) []error {
 	return errs
 }
 
-// MaxBatchBytes is SQS's bound on the bodies of one SendMessageBatch
-// together (and on one message's).
-const MaxBatchBytes = 256 << 10
-
-// batches splits idx, in order, into SendMessageBatch calls: at most ten
-// messages, and at most MaxBatchBytes of bodies (sizes[k] is idx[k]'s),
-// which messages that carry their delivery's payload (a bulk lane's
-// first ones, webhook.Message.Pending) can reach before ten.
+// batches splits idx, in order, into SendMessageBatch calls within SQS's
+// bounds: at most awslimits.SQSBatchEntries messages, and at most
+// awslimits.SQSBatchBytes of bodies (sizes[k] is idx[k]'s; the messages
+// carry no attributes), which messages that carry their delivery's
+// payload (a bulk lane's first ones, webhook.Message.Pending) can reach
+// before ten.
 func batches(idx, sizes []int) [][]int {
 	var out [][]int
 	start, bytes := 0, 0
 	for k := range idx {
-		if k > start && (k-start == 10 || bytes+sizes[k] > MaxBatchBytes) {
+		if k > start && (k-start == awslimits.SQSBatchEntries || bytes+sizes[k] > awslimits.SQSBatchBytes) {
 			out, start, bytes = append(out, idx[start:k]), k, 0
 		}
 		bytes += sizes[k]

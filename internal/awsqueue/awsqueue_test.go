@@ -16,6 +16,7 @@ import (
 
 	"github.com/botix/public-api/infra/awsemu"
 	"github.com/botix/public-api/internal/awsenv"
+	"github.com/botix/public-api/internal/awslimits"
 	"github.com/botix/public-api/internal/webhook"
 )
 
@@ -183,10 +184,11 @@ func TestSendMessageTargetFollowsThePartition(t *testing.T) {
 	}
 }
 
-// A SendMessageBatch holds at most ten messages and MaxBatchBytes of
-// bodies; order is kept.
+// A SendMessageBatch holds at most SQS's ten messages and 1 MiB of
+// bodies; a batch reaches either bound exactly, never passes it, and
+// order is kept.
 func TestBatchesKeepSQSBounds(t *testing.T) {
-	const kb = 1 << 10
+	const kb, limit = 1 << 10, awslimits.SQSBatchBytes
 	for _, tc := range []struct {
 		name  string
 		sizes []int
@@ -194,9 +196,11 @@ func TestBatchesKeepSQSBounds(t *testing.T) {
 	}{
 		{"none", nil, nil},
 		{"small messages: ten a batch", slices.Repeat([]int{kb}, 23), []int{10, 10, 3}},
-		{"bulk lane's first messages with 60 KB bodies: four a batch", slices.Repeat([]int{60 * kb}, 10), []int{4, 4, 2}},
-		{"exactly the bound fits", []int{128 * kb, 128 * kb, 1}, []int{2, 1}},
-		{"a message at the bound goes alone", []int{1, MaxBatchBytes, 1}, []int{1, 1, 1}},
+		{"bulk lane's first messages with 130 KB bodies: seven a batch", slices.Repeat([]int{130 * kb}, 10), []int{7, 3}},
+		{"exactly the bound fits", []int{limit / 2, limit / 2, 1}, []int{2, 1}},
+		{"one byte past it splits", []int{limit / 2, limit/2 + 1, 1}, []int{1, 2}},
+		{"ten messages of exactly the bound's tenth fit", slices.Repeat([]int{limit / 10}, 11), []int{10, 1}},
+		{"a message at the bound goes alone", []int{1, limit, 1}, []int{1, 1, 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			idx := make([]int, len(tc.sizes))
@@ -210,7 +214,7 @@ func TestBatchesKeepSQSBounds(t *testing.T) {
 				for _, i := range b {
 					bytes += tc.sizes[i-100]
 				}
-				if len(b) > 10 || (len(b) > 1 && bytes > MaxBatchBytes) {
+				if len(b) > awslimits.SQSBatchEntries || (len(b) > 1 && bytes > limit) {
 					t.Fatalf("batch of %d messages, %d bytes", len(b), bytes)
 				}
 			}
@@ -221,17 +225,24 @@ func TestBatchesKeepSQSBounds(t *testing.T) {
 	}
 }
 
-// Ten bulk lane messages that carry 60 KB payloads are sent, though they
-// do not fit one SendMessageBatch (the emulator refuses a batch past
-// SQS's bound, as SQS does).
+// Ten bulk lane messages that carry the largest bodies a payload makes
+// (webhook.MaxPayload of quotes, each escaped to two bytes) are sent,
+// though together they pass SQS's batch bound: the emulator refuses a
+// batch past it with SQS's BatchRequestTooLong, as SQS does.
 func TestLargeMessagesAreSentInBatchesSQSTakes(t *testing.T) {
 	sqsc, _, qs := emulator(t, "bulk-deliveries")
 	bulk := qs[0]
 	q := &Queue{SQS: sqsc, URL: bulk.URL() + "-unused", BulkURL: bulk.URL()}
 	var msgs []webhook.Message
+	total := 0
 	for i := range 10 {
-		msgs = append(msgs, webhook.Message{DeliveryID: fmt.Sprintf("dlv_%d", i), ProjectID: "prj_A", Round: 1, Attempt: 1, Bulk: true,
-			Pending: &webhook.PendingDelivery{EventID: "evt_1", Payload: strings.Repeat("x", 60<<10), CreatedAt: "2026-12-02T00:00:00Z"}})
+		m := webhook.Message{DeliveryID: fmt.Sprintf("dlv_%d", i), ProjectID: "prj_A", Round: 1, Attempt: 1, Bulk: true,
+			Pending: &webhook.PendingDelivery{EventID: "evt_1", Payload: strings.Repeat(`"`, webhook.MaxPayload), CreatedAt: "2026-12-02T00:00:00Z"}}
+		msgs = append(msgs, m)
+		total += len(m.String())
+	}
+	if total <= awslimits.SQSBatchBytes {
+		t.Fatalf("the messages' %d bytes fit one batch: the test no longer reaches SQS's bound", total)
 	}
 	for i, err := range q.Enqueue(context.Background(), msgs) {
 		if err != nil {
@@ -258,12 +269,35 @@ func TestAPayloadOfAnyContentFitsOneMessage(t *testing.T) {
 			m := webhook.Message{DeliveryID: "dlv_1", ProjectID: "prj_A", Round: 1, Attempt: 1, Bulk: true,
 				Pending: &webhook.PendingDelivery{EventID: "evt_1", Payload: payload, CreatedAt: "2026-12-02T00:00:00Z"}}
 			body := aws.ToString(messageInput("https://sqs/q", m, 0).MessageBody)
-			if len(body) > MaxBatchBytes {
-				t.Fatalf("body of %d bytes, past SQS's %d", len(body), MaxBatchBytes)
+			if len(body) > awslimits.SQSMessageBytes {
+				t.Fatalf("body of %d bytes, past SQS's %d", len(body), awslimits.SQSMessageBytes)
 			}
 			back, err := webhook.ParseMessage(body)
 			if err != nil || back.Pending == nil || back.Pending.Payload != payload {
 				t.Fatalf("read back %v", err)
+			}
+		})
+	}
+}
+
+// A delay is sent as SQS takes it: whole seconds, rounded up, and never
+// past SQS's longest (a longer wait goes to the Scheduler instead).
+func TestDelaySecondsStayWithinSQSs(t *testing.T) {
+	longest := int32(awslimits.SQSMaxDelay / time.Second)
+	for _, tc := range []struct {
+		name string
+		in   time.Duration
+		want int32
+	}{
+		{"none", 0, 0},
+		{"negative: none", -time.Second, 0},
+		{"a fraction rounds up", 1200 * time.Millisecond, 2},
+		{"exactly SQS's longest", awslimits.SQSMaxDelay, longest},
+		{"past it: SQS's longest", awslimits.SQSMaxDelay + time.Second, longest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := delaySeconds(tc.in); got != tc.want {
+				t.Fatalf("delaySeconds(%s) = %d, want %d", tc.in, got, tc.want)
 			}
 		})
 	}

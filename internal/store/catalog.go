@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -46,7 +48,7 @@ func (s *Store) AddImport(p *Plan, project string, imp domain.CatalogImport, ite
 	if err != nil {
 		return err
 	}
-	raw, err := json.Marshal(items)
+	raw, err := unescapedJSON(items)
 	if err != nil {
 		return err
 	}
@@ -59,6 +61,43 @@ func (s *Store) AddImport(p *Plan, project string, imp domain.CatalogImport, ite
 	}
 	p.Add(w, nil)
 	return nil
+}
+
+// unescapedJSON is v as JSON with no character escaped that JSON lets
+// stand as it is: Go writes "<", ">", "&" (HTML escaping) and U+2028,
+// U+2029 (always) as six-byte \uXXXX escapes, which would grow an
+// import's names of them up to sixfold, past DynamoDB's 400 KB item for
+// an import within the API's body limit. Unescaped, the stored items are
+// no longer than the body that brought them, plus their currency.
+func unescapedJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	in := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); i++ {
+		if in[i] != '\\' || i+1 == len(in) {
+			out = append(out, in[i])
+			continue
+		}
+		// An escape: \u2028 and \u2029 become the character; any other
+		// is kept whole, so that an escaped backslash is never read as
+		// the start of one.
+		switch string(in[i:min(i+6, len(in))]) {
+		case `\u2028`:
+			out, i = utf8.AppendRune(out, '\u2028'), i+5
+			continue
+		case `\u2029`:
+			out, i = utf8.AppendRune(out, '\u2029'), i+5
+			continue
+		}
+		out = append(out, in[i], in[i+1])
+		i++
+	}
+	return out, nil
 }
 
 // applyConcurrency bounds the parallel item writes of one import.

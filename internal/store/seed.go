@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/botix/public-api/internal/awslimits"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
 )
@@ -53,7 +54,8 @@ func (s *Store) SeedContacts(ctx context.Context, project string, contacts []dom
 	return classify(err)
 }
 
-// batchWrite writes requests 25 at a time on workers goroutines, re-sending
+// batchWrite writes requests awslimits.DynamoDBBatchWriteItems (25, the
+// most BatchWriteItem takes) at a time on workers goroutines, re-sending
 // unprocessed items.
 func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest, workers int) error {
 	chunks := make(chan []types.WriteRequest)
@@ -79,9 +81,9 @@ func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest, worke
 			}
 		}()
 	}
-	for i := 0; i < len(reqs); i += 25 {
+	for i := 0; i < len(reqs); i += awslimits.DynamoDBBatchWriteItems {
 		select {
-		case chunks <- reqs[i:min(i+25, len(reqs))]:
+		case chunks <- reqs[i:min(i+awslimits.DynamoDBBatchWriteItems, len(reqs))]:
 		case err := <-errs:
 			close(chunks)
 			wg.Wait()

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/botix/public-api/internal/awslimits"
 )
 
 // Flow control: how fast and how many at once an endpoint is sent to.
@@ -52,7 +54,7 @@ const (
 
 // MaxDefer is the longest a deferred delivery waits before it is looked at
 // again: SQS's longest message delay.
-const MaxDefer = 15 * time.Minute
+const MaxDefer = awslimits.SQSMaxDelay
 
 // Late is how late a delivery may come back for its start (a busy poller
 // receives it late) and still take it: a later one takes a new number, so
