@@ -108,7 +108,10 @@ func TestStackStandsUpInMoto(t *testing.T) {
 		}
 	}
 	for _, typ := range slices.Sorted(maps.Keys(notInMoto)) {
-		if !skipped[typ] && hasType(translated, typ) {
+		switch {
+		case !hasType(translated, typ):
+			t.Errorf("the stack has no %s any more: take it off notInMoto", typ)
+		case !skipped[typ]:
 			t.Errorf("moto's CloudFormation now creates %s: take it off notInMoto and compare it", typ)
 		}
 	}
@@ -534,9 +537,22 @@ func (c comparison) tables(t *testing.T) {
 		if gotTTL != wantTTL {
 			t.Errorf("%s.TimeToLiveSpecification: local TTL attribute %q, translated template %q", id, gotTTL, wantTTL)
 		}
+		// Each property moto ignores is watched, so that ignoredByMoto
+		// cannot go stale.
 		mttl, err := c.moto.ddb.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: c.moto.resources[id].PhysicalResourceId})
-		if err == nil && wantTTL != "" && mttl.TimeToLiveDescription.TimeToLiveStatus == ddbtypes.TimeToLiveStatusEnabled {
-			t.Errorf("moto now applies %s.TimeToLiveSpecification: compare TTL with moto, and take it off ignoredByMoto", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantTTL != "" && mttl.TimeToLiveDescription.TimeToLiveStatus == ddbtypes.TimeToLiveStatusEnabled {
+			t.Errorf("moto now applies %s.TimeToLiveSpecification: compare TTL with moto, and take it off ignoredByMoto (%s)", id, ignoredByMoto["AWS::DynamoDB::Table.TimeToLiveSpecification"])
+		}
+		mpitr, err := c.moto.ddb.DescribeContinuousBackups(ctx, &dynamodb.DescribeContinuousBackupsInput{TableName: c.moto.resources[id].PhysicalResourceId})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := mpitr.ContinuousBackupsDescription.PointInTimeRecoveryDescription; asMap(c.props(id)["PointInTimeRecoverySpecification"])["PointInTimeRecoveryEnabled"] == true &&
+			d != nil && d.PointInTimeRecoveryStatus == ddbtypes.PointInTimeRecoveryStatusEnabled {
+			t.Errorf("moto now applies %s.PointInTimeRecoverySpecification: take it off ignoredByMoto (%s)", id, ignoredByMoto["AWS::DynamoDB::Table.PointInTimeRecoverySpecification"])
 		}
 	}
 }
@@ -705,7 +721,7 @@ func (c comparison) functions(t *testing.T) {
 			}
 		}
 		if arch := fc.Architectures; len(arch) == 1 && string(arch[0]) == fmt.Sprint(asSlice(p["Architectures"])...) && arch[0] != lambdatypes.ArchitectureX8664 {
-			t.Errorf("moto now applies %s.Architectures: compare it with moto, and take it off ignoredByMoto", id)
+			t.Errorf("moto now applies %s.Architectures: compare it with moto, and take it off ignoredByMoto (%s)", id, ignoredByMoto["AWS::Lambda::Function.Architectures"])
 		}
 
 		declared := asMap(asMap(p["Environment"])["Variables"])
@@ -804,21 +820,20 @@ func (c comparison) eventSources(t *testing.T) {
 			fromMoto[key] = es
 			// What the runtime does not play: moto against the template.
 			decl := c.esmDeclared(t, declared, fn, src)
-			for _, ch := range []struct{ prop, moto string }{
-				{"MaximumBatchingWindowInSeconds", fmt.Sprint(aws.ToInt32(m.MaximumBatchingWindowInSeconds))},
-				{"BisectBatchOnFunctionError", fmt.Sprint(aws.ToBool(m.BisectBatchOnFunctionError))},
-				{"ParallelizationFactor", fmt.Sprint(aws.ToInt32(m.ParallelizationFactor))},
+			for _, ch := range []struct{ prop, moto, def string }{
+				{"MaximumBatchingWindowInSeconds", fmt.Sprint(aws.ToInt32(m.MaximumBatchingWindowInSeconds)), "0"},
+				{"BisectBatchOnFunctionError", fmt.Sprint(aws.ToBool(m.BisectBatchOnFunctionError)), "false"},
+				{"ParallelizationFactor", fmt.Sprint(aws.ToInt32(m.ParallelizationFactor)), "1"},
 			} {
-				def := map[string]string{"MaximumBatchingWindowInSeconds": "0", "BisectBatchOnFunctionError": "false", "ParallelizationFactor": "0"}[ch.prop]
-				want := def
+				want, got := ch.def, ch.moto
 				if v, ok := decl[ch.prop]; ok {
 					want = fmt.Sprint(v)
 				}
-				if ch.prop == "ParallelizationFactor" && want == "1" {
-					want = def // moto leaves the default (1) out
+				if got == "0" && ch.prop == "ParallelizationFactor" {
+					got = ch.def // moto leaves Lambda's default out
 				}
-				if ch.moto != want {
-					t.Errorf("%s.%s: moto %s, translated template %s", key, ch.prop, ch.moto, want)
+				if got != want {
+					t.Errorf("%s.%s: moto %s, translated template %s", key, ch.prop, got, want)
 				}
 			}
 		}
