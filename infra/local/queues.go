@@ -27,7 +27,7 @@ func (r *Runtime) createQueues() error {
 		for _, id := range pending {
 			p := r.cfg.Template.Resources[id].Properties
 			attrs := map[string]string{}
-			for _, a := range []string{"VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds", "ReceiveMessageWaitTimeSeconds", "MaximumMessageSize"} {
+			for _, a := range []string{"VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds", "ReceiveMessageWaitTimeSeconds", "MaximumMessageSize", "SqsManagedSseEnabled"} {
 				if v, ok := p[a]; ok {
 					attrs[a] = fmt.Sprint(v)
 				}

@@ -339,6 +339,16 @@ func (r *Runtime) stackName() string {
 	return "botix-local"
 }
 
+// FunctionTimeout is the deadline the runtime gives each invocation of
+// function fn (a logical id): the template's timeout, unless overridden.
+func (r *Runtime) FunctionTimeout(fn string) time.Duration { return r.timeout(fn) }
+
+// Resolve evaluates an expression of a template (Ref, Fn::GetAtt, Fn::Sub,
+// dynamic references...) as this runtime provisioned the stack, e.g. a
+// queue's Ref to its local URL: a test compares what a deploy's template
+// declares with what the runtime built.
+func (r *Runtime) Resolve(v any) (string, error) { return r.resolver().String(v) }
+
 // timeout is a function's timeout: the template's, unless overridden.
 func (r *Runtime) timeout(fn string) time.Duration {
 	if d, ok := r.cfg.Timeouts[fn]; ok {
