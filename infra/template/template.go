@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -197,4 +198,21 @@ func asSlice(v any) []any {
 func asString(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// Kebab turns CreateContact into create-contact: a function's functions/
+// directory is its logical id without "Function" in kebab case
+// (infra/templatecheck holds the repository to it).
+func Kebab(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"unicode"
 
 	"github.com/botix/public-api/infra/functions"
 	"github.com/botix/public-api/infra/template"
@@ -75,21 +74,6 @@ func registeredNames(t *testing.T, root string) map[string]string {
 		return true
 	})
 	return out
-}
-
-// kebab turns CreateContact into create-contact.
-func kebab(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('-')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 func TestEveryFunctionHasABuilderAndEveryBuilderAFunction(t *testing.T) {
@@ -155,8 +139,8 @@ func TestFunctionsMakefileTargetsAndMainsAgree(t *testing.T) {
 			if !ok {
 				t.Fatalf("Makefile has no target build-%s", id)
 			}
-			if dir != kebab(name) {
-				t.Errorf("build-%s builds functions/%s; name it functions/%s", id, dir, kebab(name))
+			if dir != template.Kebab(name) {
+				t.Errorf("build-%s builds functions/%s; name it functions/%s", id, dir, template.Kebab(name))
 			}
 			if registered[id] != name {
 				t.Errorf("internal/app/registry maps %s to app.%s; name the builder app.%s", id, registered[id], name)
