@@ -127,11 +127,11 @@ func ownPackages(t *testing.T, root string, ids map[string]string) map[string]st
 // serves Create and Update), and package api's helpers outside the handler
 // sets (api.(*Mutations).Handler, which runs every mutation).
 //
-// A link costs about 1 s of CPU (9 functions: 7 s; all 37: 31 s), so it
-// links one function of each shape: one per helper the API builders are
-// made with (mutation, read, list, ...) and one per kind of the others
-// (stream, queue, invoke): a builder's shape decides what its binary
-// reaches. The AWS-free functions link no package api at all
+// Linking costs about half a second of CPU a binary (these 9: 4 to 6 s;
+// all 37: 19 s), so it links one function of each shape: one per helper
+// the API builders are made with (mutation, read, list, ...) and one per
+// kind of the others (stream, queue, invoke), since a builder's shape
+// decides what its binary reaches. The AWS-free functions link no package api at all
 // (TestFunctionsThatCallNoAWSLinkNoAWS).
 func TestEachFunctionLinksOnlyItsOwnRoute(t *testing.T) {
 	if testing.Short() {
@@ -159,9 +159,10 @@ func TestEachFunctionLinksOnlyItsOwnRoute(t *testing.T) {
 	// makes the linker keep every exported method of a handler set, its
 	// other routes' handlers with them. Without -trimpath and for the host,
 	// as infra/rie builds them, so that both share the compiled packages;
-	// with the symbol table (no -s), which is all the test reads.
+	// with the symbol table (no -s), which is all the test reads, and
+	// without DWARF (-w), which would cost a third more linking.
 	bin := t.TempDir()
-	args := []string{"build", "-tags", "lambda.norpc", "-o", bin + string(filepath.Separator)}
+	args := []string{"build", "-tags", "lambda.norpc", "-ldflags=-w", "-o", bin + string(filepath.Separator)}
 	for _, id := range sample {
 		args = append(args, "./functions/"+dirOf[id])
 	}
