@@ -59,9 +59,9 @@ func functionDeps(t *testing.T, root string) map[string][]string {
 // awsfree, is linked by that function only: the dashboard's and the API
 // reference's packages, with their embedded files, and the OpenAPI
 // document the reference parses when its package is initialized, which
-// runs in every binary that links it. Package api holds every
-// route's handler, so whether a binary links other routes' handlers is a
-// question for the symbols (TestEachFunctionLinksOnlyItsOwnRoute).
+// runs in every binary that links it. Package api holds every route's
+// handler, so whether a binary links other routes' handlers is a question
+// for the symbols (TestEachFunctionLinksOnlyItsOwnRoute).
 func TestEachFunctionLinksOnlyItsOwnPackages(t *testing.T) {
 	tpl, root := load(t)
 	dirOf, err := functions.Dirs(root)
@@ -131,12 +131,9 @@ func ownPackages(t *testing.T, root string, ids map[string]string) map[string]st
 // all 37: 19 s), so it links one function of each shape: one per helper
 // the API builders are made with (mutation, read, list, ...) and one per
 // kind of the others (stream, queue, invoke), since a builder's shape
-// decides what its binary reaches. The AWS-free functions link no package api at all
-// (TestFunctionsThatCallNoAWSLinkNoAWS).
+// decides what its binary reaches. The AWS-free functions link no package
+// api at all (TestFunctionsThatCallNoAWSLinkNoAWS).
 func TestEachFunctionLinksOnlyItsOwnRoute(t *testing.T) {
-	if testing.Short() {
-		t.Skip("links a sample of the functions")
-	}
 	_, root := load(t)
 	dirOf, err := functions.Dirs(root)
 	if err != nil {
