@@ -7,8 +7,6 @@ import (
 	"github.com/botix/public-api/internal/admin"
 	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/app/awsfree"
-	"github.com/botix/public-api/internal/app/awsfree/reference"
-	"github.com/botix/public-api/internal/app/awsfree/site"
 	"github.com/botix/public-api/internal/awsqueue"
 	"github.com/botix/public-api/internal/catalogapply"
 	"github.com/botix/public-api/internal/httpapi"
@@ -16,50 +14,162 @@ import (
 	"github.com/botix/public-api/internal/webhook"
 )
 
-// The functions of template.yaml. Each builder is named after its logical
-// id without "Function" and its functions/ directory after the same name
-// in kebab case (a test checks); an API function names the handler method
-// that serves its route.
-var (
-	NotFound        = awsFree(awsfree.NotFound)
-	Dashboard       = awsFree(site.Dashboard)
-	GetApiReference = awsFree(reference.GetApiReference)
+// The API functions of template.yaml. Each builder is named after its
+// logical id without "Function" and its functions/ directory after the
+// same name in kebab case (a test checks); it names the handler method of
+// package api that serves its route.
+//
+// They are functions, not variables holding what the generic helpers
+// below return: a package variable's initializer runs when the package is
+// initialized, in every binary that imports it, so every Lambda would link
+// every route's handler. A function is linked only where it is called, by
+// its own main and by internal/app/registry (infra/templatecheck checks
+// the binaries).
 
-	CreateContact = mutation((*api.Contacts).Create, 0)
-	GetContact    = read((*api.Contacts).Get)
-	ListContacts  = list((*api.Contacts).List)
-	CountContacts = read((*api.Contacts).Count)
-	SendMessage   = mutation((*api.Messages).Create, 0)
-	ListMessages  = list((*api.Messages).List)
-	ImportCatalog = mutation((*api.Catalog).Import, api.MaxImportBody)
-	RunScenario   = mutation((*api.Scenarios).Run, 0)
+// CreateContact builds CreateContactFunction: POST /public/v1/contacts.
+func CreateContact(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.Contacts).Create, 0)(ctx, env, opts...)
+}
 
-	CreateWebhookEndpoint  = mutation((*api.WebhookEndpoints).Create, 0)
-	ListWebhookEndpoints   = list((*api.WebhookEndpoints).List)
-	GetWebhookEndpoint     = read((*api.WebhookEndpoints).Get)
-	UpdateWebhookEndpoint  = mutation((*api.WebhookEndpoints).Update, 0)
-	DeleteWebhookEndpoint  = mutation((*api.WebhookEndpoints).Delete, 0)
-	RotateWebhookSecret    = mutation((*api.WebhookEndpoints).RotateSecret, 0)
-	TestWebhookEndpoint    = mutation((*api.WebhookEndpoints).Test, 0)
-	RecoverWebhookEndpoint = dashboardMutation((*api.WebhookEndpoints).Recover, recoveryPace)
+// GetContact builds GetContactFunction: GET /public/v1/contacts/{id}.
+func GetContact(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return read((*api.Contacts).Get)(ctx, env, opts...)
+}
 
-	ListDeliveries   = list((*api.Deliveries).List)
-	GetDelivery      = read((*api.Deliveries).Get)
-	GetDeliveryStats = filtered((*api.Deliveries).Stats)
-	RetryDelivery    = dashboardMutation((*api.Deliveries).Retry)
-	RedirectDelivery = mutation((*api.Deliveries).Redirect, 0)
+// ListContacts builds ListContactsFunction: GET /public/v1/contacts.
+func ListContacts(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return list((*api.Contacts).List)(ctx, env, opts...)
+}
 
-	CreateInspector       = mutation((*api.Inspectors).Create, 0)
-	CaptureInspector      = public((*api.Inspectors).Capture, api.MaxCaptureBody)
-	ListInspectorRequests = list((*api.Inspectors).Requests)
+// CountContacts builds CountContactsFunction: GET /public/v1/contacts/count.
+func CountContacts(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return read((*api.Contacts).Count)(ctx, env, opts...)
+}
 
-	ListEvents = list((*api.Events).List)
-	GetEvent   = read((*api.Events).Get)
+// SendMessage builds SendMessageFunction: POST /public/v1/messages.
+func SendMessage(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.Messages).Create, 0)(ctx, env, opts...)
+}
 
-	CreateDashboardSession     = mutation((*api.DashboardSessions).Create, 0)
-	GetCurrentDashboardSession = read((*api.DashboardSessions).Current)
-	DeleteDashboardSession     = mutation((*api.DashboardSessions).Delete, 0)
-)
+// ListMessages builds ListMessagesFunction: GET /public/v1/messages.
+func ListMessages(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return list((*api.Messages).List)(ctx, env, opts...)
+}
+
+// ImportCatalog builds ImportCatalogFunction: POST /public/v1/catalog/imports.
+func ImportCatalog(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.Catalog).Import, api.MaxImportBody)(ctx, env, opts...)
+}
+
+// RunScenario builds RunScenarioFunction: POST /public/v1/scenarios/{scenario_id}/runs.
+func RunScenario(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.Scenarios).Run, 0)(ctx, env, opts...)
+}
+
+// CreateWebhookEndpoint builds CreateWebhookEndpointFunction: POST /public/v1/webhook-endpoints.
+func CreateWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.WebhookEndpoints).Create, 0)(ctx, env, opts...)
+}
+
+// ListWebhookEndpoints builds ListWebhookEndpointsFunction: GET /public/v1/webhook-endpoints.
+func ListWebhookEndpoints(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return list((*api.WebhookEndpoints).List)(ctx, env, opts...)
+}
+
+// GetWebhookEndpoint builds GetWebhookEndpointFunction: GET /public/v1/webhook-endpoints/{id}.
+func GetWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return read((*api.WebhookEndpoints).Get)(ctx, env, opts...)
+}
+
+// UpdateWebhookEndpoint builds UpdateWebhookEndpointFunction: PATCH /public/v1/webhook-endpoints/{id}.
+func UpdateWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.WebhookEndpoints).Update, 0)(ctx, env, opts...)
+}
+
+// DeleteWebhookEndpoint builds DeleteWebhookEndpointFunction: DELETE /public/v1/webhook-endpoints/{id}.
+func DeleteWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.WebhookEndpoints).Delete, 0)(ctx, env, opts...)
+}
+
+// RotateWebhookSecret builds RotateWebhookSecretFunction: POST /public/v1/webhook-endpoints/{id}/rotate-secret.
+func RotateWebhookSecret(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.WebhookEndpoints).RotateSecret, 0)(ctx, env, opts...)
+}
+
+// TestWebhookEndpoint builds TestWebhookEndpointFunction: POST /public/v1/webhook-endpoints/{id}/test.
+func TestWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.WebhookEndpoints).Test, 0)(ctx, env, opts...)
+}
+
+// RecoverWebhookEndpoint builds RecoverWebhookEndpointFunction: POST /public/v1/webhook-endpoints/{id}/recover.
+func RecoverWebhookEndpoint(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return dashboardMutation((*api.WebhookEndpoints).Recover, recoveryPace)(ctx, env, opts...)
+}
+
+// ListDeliveries builds ListDeliveriesFunction: GET /public/v1/webhook-deliveries.
+func ListDeliveries(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return list((*api.Deliveries).List)(ctx, env, opts...)
+}
+
+// GetDelivery builds GetDeliveryFunction: GET /public/v1/webhook-deliveries/{id}.
+func GetDelivery(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return read((*api.Deliveries).Get)(ctx, env, opts...)
+}
+
+// GetDeliveryStats builds GetDeliveryStatsFunction: GET /public/v1/webhook-deliveries/stats.
+func GetDeliveryStats(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return filtered((*api.Deliveries).Stats)(ctx, env, opts...)
+}
+
+// RetryDelivery builds RetryDeliveryFunction: POST /public/v1/webhook-deliveries/{id}/retry.
+func RetryDelivery(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return dashboardMutation((*api.Deliveries).Retry)(ctx, env, opts...)
+}
+
+// RedirectDelivery builds RedirectDeliveryFunction: POST /public/v1/webhook-deliveries/{id}/redirect.
+func RedirectDelivery(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.Deliveries).Redirect, 0)(ctx, env, opts...)
+}
+
+// CreateInspector builds CreateInspectorFunction: POST /public/v1/inspectors.
+func CreateInspector(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.Inspectors).Create, 0)(ctx, env, opts...)
+}
+
+// CaptureInspector builds CaptureInspectorFunction: ANY /inspect/{id}.
+func CaptureInspector(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return public((*api.Inspectors).Capture, api.MaxCaptureBody)(ctx, env, opts...)
+}
+
+// ListInspectorRequests builds ListInspectorRequestsFunction: GET /public/v1/inspectors/{id}/requests.
+func ListInspectorRequests(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return list((*api.Inspectors).Requests)(ctx, env, opts...)
+}
+
+// ListEvents builds ListEventsFunction: GET /public/v1/events.
+func ListEvents(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return list((*api.Events).List)(ctx, env, opts...)
+}
+
+// GetEvent builds GetEventFunction: GET /public/v1/events/{id}.
+func GetEvent(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return read((*api.Events).Get)(ctx, env, opts...)
+}
+
+// CreateDashboardSession builds CreateDashboardSessionFunction: POST /public/v1/dashboard-sessions.
+func CreateDashboardSession(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.DashboardSessions).Create, 0)(ctx, env, opts...)
+}
+
+// GetCurrentDashboardSession builds GetCurrentDashboardSessionFunction: GET /public/v1/dashboard-sessions/current.
+func GetCurrentDashboardSession(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return read((*api.DashboardSessions).Current)(ctx, env, opts...)
+}
+
+// DeleteDashboardSession builds DeleteDashboardSessionFunction: DELETE /public/v1/dashboard-sessions/{id}.
+func DeleteDashboardSession(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return mutation((*api.DashboardSessions).Delete, 0)(ctx, env, opts...)
+}
 
 // handlerSet is a handler set of package api: a struct embedding api.Deps.
 type handlerSet[S any] interface {
@@ -164,10 +274,13 @@ func build[H any](ctx context.Context, env Env, opts []Option, wire func(c *core
 	return h, c.Vars.Err()
 }
 
-// awsFree adapts a builder of a function that calls no AWS API, whose
-// binary links package awsfree alone, to the builders of this package: it
-// takes the logger and clock of the options and ignores the rest.
-func awsFree(b awsfree.Builder) Builder[HTTPHandler] {
+// AWSFree adapts a builder of a function that calls no AWS API, whose
+// binary links package awsfree and its own package alone, to the builders
+// of this package, for internal/app/registry: it takes the logger and clock
+// of the options and ignores the rest. Package app imports none of those
+// builders' packages (the dashboard's and the API reference's embedded
+// files), so that no other binary links them.
+func AWSFree(b awsfree.Builder) Builder[HTTPHandler] {
 	return func(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
 		var o options
 		for _, f := range opts {

@@ -5,8 +5,9 @@
 // package reference, each in a package of its own so that a binary links
 // only its own code — and link no AWS client: package app, which wires
 // every other function on top of this one, links the DynamoDB, SQS and
-// Scheduler clients. Package app adapts these builders to its own
-// (app.NotFound, ...), so that the local runtime runs what deploys.
+// Scheduler clients. internal/app/registry adapts these builders to
+// package app's (app.AWSFree(site.Dashboard), ...), so that the local
+// runtime runs what deploys; package app does not import them.
 package awsfree
 
 import (

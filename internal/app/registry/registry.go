@@ -1,14 +1,24 @@
 // Package registry maps the logical id of every function in template.yaml
 // to its builder. The local runtime routes through it and the template
 // checks compare it with template.yaml and functions/. Lambda mains do not
-// import it, so each binary links only its own function's code.
+// import it, so each binary links only its own function's code: a main
+// calls its builder by name, and the builders are functions that reach
+// only their own route's handler (infra/templatecheck checks the
+// binaries).
 package registry
 
-import "github.com/botix/public-api/internal/app"
+import (
+	"github.com/botix/public-api/internal/app"
+	"github.com/botix/public-api/internal/app/awsfree"
+	"github.com/botix/public-api/internal/app/awsfree/reference"
+	"github.com/botix/public-api/internal/app/awsfree/site"
+)
 
-// HTTP maps API functions to their builders.
+// HTTP maps API functions to their builders. The functions that call no
+// AWS API are wired on package awsfree, each in a package of its own; their
+// mains start them without package app.
 var HTTP = map[string]app.Builder[app.HTTPHandler]{
-	"NotFoundFunction":      app.NotFound,
+	"NotFoundFunction":      app.AWSFree(awsfree.NotFound),
 	"CreateContactFunction": app.CreateContact,
 	"GetContactFunction":    app.GetContact,
 	"SendMessageFunction":   app.SendMessage,
@@ -44,8 +54,8 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 	"GetCurrentDashboardSessionFunction": app.GetCurrentDashboardSession,
 	"DeleteDashboardSessionFunction":     app.DeleteDashboardSession,
 
-	"DashboardFunction":       app.Dashboard,
-	"GetApiReferenceFunction": app.GetApiReference,
+	"DashboardFunction":       app.AWSFree(site.Dashboard),
+	"GetApiReferenceFunction": app.AWSFree(reference.GetApiReference),
 }
 
 // Stream maps DynamoDB stream consumers to their builders.
