@@ -65,6 +65,17 @@ func (r *Runtime) serveAWS(w http.ResponseWriter, req *http.Request) {
 	if !r.guardAWS(w, req) {
 		return
 	}
+	// What the guard refuses is the local endpoint's own defence, not an
+	// AWS API's answer: only what passes it is recorded.
+	if r.cfg.OnAWSExchange != nil {
+		r.recordAWS(http.HandlerFunc(r.routeAWS)).ServeHTTP(w, req)
+		return
+	}
+	r.routeAWS(w, req)
+}
+
+// routeAWS hands a request to the service it is for.
+func (r *Runtime) routeAWS(w http.ResponseWriter, req *http.Request) {
 	target := req.Header.Get("X-Amz-Target")
 	switch {
 	case strings.HasPrefix(target, "DynamoDB_20120810."), strings.HasPrefix(target, "DynamoDBStreams_20120810."):
