@@ -56,26 +56,37 @@ type Result struct {
 	Violations         []Violation
 }
 
-// commonErrors are the error codes every AWS API may answer although no
-// operation of its model declares them: the "Common Errors" pages of the
-// AWS API references (e.g. docs.aws.amazon.com/amazondynamodb/latest/
-// APIReference/CommonErrors.html, the same list in the SQS, Scheduler and
-// Lambda references), plus the codes of the AWS JSON protocols' request
-// handling that the SDKs map (SerializationException,
-// UnknownOperationException: aws-sdk-go-v2's retry and error docs).
+// commonErrors are the error codes any AWS API may answer although no
+// operation of its model declares them: the "Common Errors" (newer:
+// "Common error types") page of each service's API reference, e.g.
+// docs.aws.amazon.com/amazondynamodb/latest/APIReference/CommonErrors.html;
+// the -Exception spellings the JSON services use for the signature errors
+// (DynamoDB Developer Guide, "Error handling with DynamoDB");
+// and SerializationException, the JSON protocols' answer to a body that
+// does not decode (DynamoDB and SQS answer it; no page lists it).
 var commonErrors = map[string]bool{
 	"AccessDeniedException":               true,
+	"ExpiredTokenException":               true,
 	"IncompleteSignature":                 true,
 	"IncompleteSignatureException":        true,
 	"InternalFailure":                     true,
 	"InvalidAction":                       true,
 	"InvalidClientTokenId":                true,
-	"InvalidSignatureException":           true,
+	"InvalidParameterCombination":         true,
+	"InvalidParameterValue":               true,
+	"InvalidQueryParameter":               true,
+	"MalformedHttpRequestException":       true,
+	"MalformedQueryString":                true,
+	"MissingAction":                       true,
 	"MissingAuthenticationToken":          true,
 	"MissingAuthenticationTokenException": true,
+	"MissingParameter":                    true,
 	"NotAuthorized":                       true,
 	"OptInRequired":                       true,
+	"RequestAbortedException":             true,
+	"RequestEntityTooLargeException":      true,
 	"RequestExpired":                      true,
+	"RequestTimeoutException":             true,
 	"SerializationException":              true,
 	"ServiceUnavailable":                  true,
 	"ThrottlingException":                 true,

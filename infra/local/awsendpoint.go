@@ -53,6 +53,9 @@ func (r *Runtime) serveAWSEndpoint() error {
 		return err
 	}
 	r.ddbProxy = httputil.NewSingleHostReverseProxy(ddb)
+	if r.cfg.OnAWSExchange != nil {
+		r.awsRecorded = r.recordAWS(http.HandlerFunc(r.routeAWS))
+	}
 	r.awsServer = &http.Server{Handler: http.HandlerFunc(r.serveAWS), ReadHeaderTimeout: 10 * time.Second}
 	l := r.awsListener
 	go func() { _ = r.awsServer.Serve(l) }()
@@ -67,8 +70,8 @@ func (r *Runtime) serveAWS(w http.ResponseWriter, req *http.Request) {
 	}
 	// What the guard refuses is the local endpoint's own defence, not an
 	// AWS API's answer: only what passes it is recorded.
-	if r.cfg.OnAWSExchange != nil {
-		r.recordAWS(http.HandlerFunc(r.routeAWS)).ServeHTTP(w, req)
+	if r.awsRecorded != nil {
+		r.awsRecorded.ServeHTTP(w, req)
 		return
 	}
 	r.routeAWS(w, req)

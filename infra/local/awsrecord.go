@@ -96,6 +96,11 @@ func (r *Runtime) dynamoDBEndpoint() (string, error) {
 		return "", err
 	}
 	proxy := httputil.NewSingleHostReverseProxy(target)
+	// Every function's and poller's DynamoDB call passes here: keep their
+	// connections to the engine open (net/http keeps 2 idle per host).
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.MaxIdleConnsPerHost = 64
+	proxy.Transport = transport
 	// A client gone (a poller stopped) is no error worth a log line.
 	proxy.ErrorHandler = func(w http.ResponseWriter, _ *http.Request, _ error) { w.WriteHeader(http.StatusBadGateway) }
 	r.ddbRecorder = &http.Server{Handler: r.recordAWS(proxy), ReadHeaderTimeout: 10 * time.Second}

@@ -125,6 +125,7 @@ type Runtime struct {
 	ddbURL      string       // where functions and the runtime reach DynamoDB
 	awsListener net.Listener
 	ddbProxy    http.Handler
+	awsRecorded http.Handler // routeAWS, recorded for Config.OnAWSExchange; nil when not
 	stop        context.CancelFunc
 	bg          sync.WaitGroup
 
