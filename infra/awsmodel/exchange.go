@@ -427,7 +427,9 @@ func anyValues(q url.Values) map[string]any {
 // violations among them.
 type Tally map[string]*Count
 
-// Count is one service's line of a Tally.
+// Count is one service's line of a Tally: requests checked, answers
+// checked (a request no operation matches has no answer shape), and the
+// violations found in both.
 type Count struct {
 	Requests, Responses, Violations int
 }

@@ -225,16 +225,6 @@ func toRE2(p string) string {
 
 var javaEscape = regexp.MustCompile(`\\u([0-9A-Fa-f]{4})`)
 
-// Operations lists the model's operation names, sorted.
-func (m *Model) Operations() []string {
-	out := make([]string, 0, len(m.operations))
-	for n := range m.operations {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Set is the models of several services, to find which one an exchange
 // belongs to.
 type Set struct {
@@ -275,14 +265,4 @@ var (
 func Default(modelsDir string) (*Set, error) {
 	sharedOnce.Do(func() { shared, sharedErr = LoadDir(modelsDir, Services...) })
 	return shared, sharedErr
-}
-
-// Model returns the set's model of a service by serviceId, or nil.
-func (s *Set) Model(service string) *Model {
-	for _, m := range s.models {
-		if m.Service == service {
-			return m
-		}
-	}
-	return nil
 }
