@@ -289,3 +289,32 @@ func TestTallyCountsRequestsAndAnswersPerService(t *testing.T) {
 		t.Errorf("services %v", got)
 	}
 }
+
+// BenchmarkCheck measures the cost of checking one exchange the end-to-end
+// tests make by the thousand: a stream read with one record, and a put.
+func BenchmarkCheck(b *testing.B) {
+	dir, err := awstools.ModelsDir(awstools.Dir(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := Default(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		ex   Exchange
+	}{
+		{"DynamoDB Streams GetRecords", jsonEx("DynamoDBStreams_20120810.GetRecords", `{"ShardIterator":"it","Limit":100}`, 200,
+			`{"Records":[{"eventID":"1","eventName":"INSERT","eventSource":"aws:dynamodb","eventVersion":"1.1","awsRegion":"us-east-1","dynamodb":{"ApproximateCreationDateTime":1.7E9,"Keys":{"pk":{"S":"P#prj_1"},"sk":{"S":"E#01"}},"NewImage":{"pk":{"S":"P#prj_1"},"sk":{"S":"E#01"},"type":{"S":"contact.created"},"data":{"S":"{\"id\":\"ct_1\"}"},"ttl":{"N":"1800000000"}},"SequenceNumber":"100000000000000000001","SizeBytes":120,"StreamViewType":"NEW_IMAGE"}}],"NextShardIterator":"it2"}`)},
+		{"DynamoDB PutItem", jsonEx("DynamoDB_20120810.PutItem", `{"TableName":"t-DataTable","Item":{"pk":{"S":"P#prj_1"},"sk":{"S":"E#01"},"type":{"S":"contact.created"},"tags":{"L":[{"S":"a"},{"S":"b"}]},"ttl":{"N":"1800000000"}},"ConditionExpression":"attribute_not_exists(pk)"}`, 200, `{}`)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if res := set.Check(bc.ex); len(res.Violations) > 0 {
+					b.Fatal(res.Violations)
+				}
+			}
+		})
+	}
+}
