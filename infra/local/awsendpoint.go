@@ -54,6 +54,9 @@ func (r *Runtime) serveAWSEndpoint() error {
 		return err
 	}
 	r.ddbProxy = httputil.NewSingleHostReverseProxy(ddb)
+	if r.cfg.OnAWSExchange != nil {
+		r.awsRecorded = r.recordAWS(http.HandlerFunc(r.routeAWS))
+	}
 	r.awsServer = &http.Server{Handler: http.HandlerFunc(r.serveAWS), ReadHeaderTimeout: 10 * time.Second}
 	l := r.awsListener
 	go func() { _ = r.awsServer.Serve(l) }()
@@ -66,6 +69,17 @@ func (r *Runtime) serveAWS(w http.ResponseWriter, req *http.Request) {
 	if !r.guardAWS(w, req) {
 		return
 	}
+	// What the guard refuses is the local endpoint's own defence, not an
+	// AWS API's answer: only what passes it is recorded.
+	if r.awsRecorded != nil {
+		r.awsRecorded.ServeHTTP(w, req)
+		return
+	}
+	r.routeAWS(w, req)
+}
+
+// routeAWS hands a request to the service it is for.
+func (r *Runtime) routeAWS(w http.ResponseWriter, req *http.Request) {
 	target := req.Header.Get("X-Amz-Target")
 	switch {
 	case strings.HasPrefix(target, "DynamoDB_20120810."), strings.HasPrefix(target, "DynamoDBStreams_20120810."):

@@ -250,9 +250,11 @@ func TestRunbookThroughTheLocalAWSEndpoint(t *testing.T) {
 			name, contentType, target, body, want string
 		}{
 			{"SQS's old query protocol", "application/x-www-form-urlencoded", "", "Action=ListQueues", "UnsupportedProtocol"},
-			{"an SQS operation it does not have", "application/x-amz-json-1.0", "AmazonSQS.TagQueue", "{}", "UnsupportedOperation"},
+			{"an SQS operation it does not have", "application/x-amz-json-1.0", "AmazonSQS.TagQueue", `{"QueueUrl":"` + rt.AWSURL + `/000000000000/q","Tags":{"team":"botix"}}`, "UnsupportedOperation"},
 			{"another service", "application/x-amz-json-1.1", "AWSEvents.PutEvents", "{}", "UnknownOperationException"},
 		}
+		// EventBridge is no service the local AWS has the model of.
+		localtest.ExpectAWSViolation(t, rt, `AWS request: X-Amz-Target "AWSEvents.PutEvents" names no modelled service`)
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				req, _ := http.NewRequest(http.MethodPost, rt.AWSURL+"/", strings.NewReader(tc.body))

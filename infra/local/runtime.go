@@ -79,6 +79,12 @@ type Config struct {
 	// OnExchange, if set, gets every API request and its answer, read
 	// whole (the tests check them against the OpenAPI document).
 	OnExchange func(Exchange)
+	// OnAWSExchange, if set, gets every request to the local AWS and its
+	// answer, read whole: the AWS endpoint's (SQS, Scheduler, Lambda
+	// Invoke, DynamoDB through it) and DynamoDB Local's, which the
+	// functions and the runtime's own clients then reach through a
+	// recording proxy. It may be called concurrently.
+	OnAWSExchange func(AWSExchange)
 	// Meter, if set, counts what AWS would bill for the invocations, API
 	// requests and queue polls the runtime makes (the price bench).
 	Meter *Meter
@@ -115,8 +121,11 @@ type Runtime struct {
 	throttle *throttle
 
 	awsServer   *http.Server
+	ddbRecorder *http.Server // the recording proxy in front of DynamoDB Local, if any
+	ddbURL      string       // where functions and the runtime reach DynamoDB
 	awsListener net.Listener
 	ddbProxy    http.Handler
+	awsRecorded http.Handler // routeAWS, recorded for Config.OnAWSExchange; nil when not
 	stop        context.CancelFunc
 	bg          sync.WaitGroup
 
@@ -159,10 +168,18 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	awsCfg.HTTPClient = awsenv.OwnBodies(awsCfg.HTTPClient)
+	if r.ddbURL, err = r.dynamoDBEndpoint(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r.ddbRecorder != nil && r.stop == nil {
+			_ = r.ddbRecorder.Close() // Start failed
+		}
+	}()
 	r.db = dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
-		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(cfg.DynamoDBEndpoint), true
+		o.BaseEndpoint, o.DisableValidateResponseChecksum = aws.String(r.ddbURL), true
 	})
-	r.streams = dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(cfg.DynamoDBEndpoint) })
+	r.streams = dynamodbstreams.NewFromConfig(awsCfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(r.ddbURL) })
 	r.tables, err = ddblocal.CreateTables(ctx, r.db, cfg.Template, func(id string) string { return cfg.TablePrefix + id })
 	if err != nil {
 		return nil, err
@@ -250,6 +267,9 @@ func (r *Runtime) Close() error {
 		_ = r.awsServer.Shutdown(ctx)
 	}
 	r.bg.Wait()
+	if r.ddbRecorder != nil {
+		_ = r.ddbRecorder.Shutdown(ctx)
+	}
 	return err
 }
 
@@ -310,7 +330,7 @@ func (r *Runtime) resolveEnvironments() error {
 			"AWS_REGION":                 Region,
 			"AWS_ACCESS_KEY_ID":          "local",
 			"AWS_SECRET_ACCESS_KEY":      "local",
-			"AWS_ENDPOINT_URL_DYNAMODB":  r.cfg.DynamoDBEndpoint,
+			"AWS_ENDPOINT_URL_DYNAMODB":  r.ddbURL,
 			"AWS_ENDPOINT_URL_SQS":       r.AWSURL,
 			"AWS_ENDPOINT_URL_SCHEDULER": r.AWSURL,
 			"AWS_LAMBDA_FUNCTION_NAME":   r.functionName(name),

@@ -170,7 +170,10 @@ func TestTheLocalAWSEndpointServesSignedRequestsFromThisMachineOnly(t *testing.T
 		if out, err := dynamodb.NewFromConfig(cfg).Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(rt.Tables()["DataTable"]), Select: ddbtypes.SelectCount}); err != nil || out.Count == 0 {
 			t.Fatalf("scan: %v", err)
 		}
-		if _, err := scheduler.NewFromConfig(cfg).ListSchedules(ctx, &scheduler.ListSchedulesInput{NamePrefix: aws.String("a name/with spaces")}); err != nil {
+		// A token the signature must escape (space, slash). NextToken is any
+		// string in Scheduler's model; a name prefix is [0-9a-zA-Z-_.]+,
+		// and Scheduler would refuse spaces there.
+		if _, err := scheduler.NewFromConfig(cfg).ListSchedules(ctx, &scheduler.ListSchedulesInput{NextToken: aws.String("a name/with spaces")}); err != nil {
 			t.Fatalf("list schedules (a query string to sign): %v", err)
 		}
 		if _, err := sqs.NewFromConfig(cfg).ListQueues(ctx, &sqs.ListQueuesInput{}); err != nil {
@@ -194,7 +197,8 @@ func TestTheLocalAWSEndpointServesSignedRequestsFromThisMachineOnly(t *testing.T
 			{"lambda", "invoke", "--function-name", "botix-local-AdminFunction", "--payload", `{"action":"create_project","name":"by the CLI"}`, out},
 			{"lambda", "invoke", "--function-name", "arn:aws:lambda:us-east-1:000000000000:function:botix-local-AdminFunction", "--payload", `{"action":"create_project","name":"by the CLI"}`, out},
 			{"dynamodb", "scan", "--table-name", rt.Tables()["DataTable"], "--select", "COUNT"},
-			{"scheduler", "list-schedules", "--name-prefix", "a b"},
+			{"lambda", "invoke", "--function-name", "botix-local-AdminFunction", "--qualifier", "$LATEST", "--payload", `{"action":"create_project","name":"by the CLI"}`, out}, // a query string to sign with an escaped $
+			{"scheduler", "list-schedules", "--name-prefix", "by-the"},
 			{"scheduler", "create-schedule", "--name", "by-the-cli", "--group-name", "default", "--schedule-expression", "at(2099-01-01T00:00:00)", "--flexible-time-window", "Mode=OFF",
 				"--target", `{"Arn":"` + queueARN(rt) + `","RoleArn":"arn:aws:iam::000000000000:role/SchedulerRole","Input":"{}"}`},
 			{"scheduler", "delete-schedule", "--name", "by-the-cli"},

@@ -42,13 +42,17 @@ func Runtime(t testing.TB, cfg local.Config) *local.Runtime {
 		cfg.Options = append([]app.Option{app.WithLogger(slog.New(slog.DiscardHandler))}, cfg.Options...)
 	}
 	contract := checkContract(t, &cfg)
+	models := checkAWSModels(t, &cfg)
 	rt, err := local.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	awsLogs.Store(rt, models)
 	t.Cleanup(func() {
 		_ = rt.Close()
+		awsLogs.Delete(rt)
 		contract.report(t)
+		models.report(t)
 		// Every call a function made must be one its IAM policy allows.
 		for _, c := range rt.UndeclaredCalls() {
 			t.Errorf("undeclared AWS call (add it to registry.Permissions and template.yaml, or remove it): %s", c)
