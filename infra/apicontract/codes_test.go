@@ -246,36 +246,59 @@ func builders(t *testing.T, files ...string) map[string]builder {
 	return out
 }
 
-// wiredBuilders adds the builders of f to out.
+// wiredBuilders adds the builders of f to out, in either form the wiring
+// uses: a function that returns kind((*pkg.Recv).Method, ...)(ctx, env,
+// opts...) (internal/app, so that each binary links only its route) or a
+// variable initialized with kind((*pkg.Recv).Method, ...).
 func wiredBuilders(f *ast.File, out map[string]builder) {
-	for _, d := range f.Decls {
-		g, ok := d.(*ast.GenDecl)
-		if !ok {
+	for name, call := range wiredCalls(f) {
+		if len(call.Args) == 0 {
 			continue
 		}
-		for _, spec := range g.Specs {
-			vs, ok := spec.(*ast.ValueSpec)
-			if !ok || len(vs.Values) != 1 {
-				continue
-			}
-			call, ok := vs.Values[0].(*ast.CallExpr)
-			if !ok || len(call.Args) == 0 {
-				continue
-			}
-			kind, _ := call.Fun.(*ast.Ident)
-			sel, ok := call.Args[0].(*ast.SelectorExpr)
-			if kind == nil || !ok {
-				continue
-			}
-			if p, ok := sel.X.(*ast.ParenExpr); ok {
-				if star, ok := p.X.(*ast.StarExpr); ok {
-					if s, ok := star.X.(*ast.SelectorExpr); ok {
-						if pkg, ok := s.X.(*ast.Ident); ok {
-							out[vs.Names[0].Name] = builder{kind: kind.Name, pkg: "internal/" + pkg.Name, recv: s.Sel.Name, method: sel.Sel.Name}
-						}
+		kind, _ := call.Fun.(*ast.Ident)
+		sel, ok := call.Args[0].(*ast.SelectorExpr)
+		if kind == nil || !ok {
+			continue
+		}
+		if p, ok := sel.X.(*ast.ParenExpr); ok {
+			if star, ok := p.X.(*ast.StarExpr); ok {
+				if s, ok := star.X.(*ast.SelectorExpr); ok {
+					if pkg, ok := s.X.(*ast.Ident); ok {
+						out[name] = builder{kind: kind.Name, pkg: "internal/" + pkg.Name, recv: s.Sel.Name, method: sel.Sel.Name}
 					}
 				}
 			}
 		}
 	}
+}
+
+// wiredCalls maps each builder of f to the call that makes it.
+func wiredCalls(f *ast.File) map[string]*ast.CallExpr {
+	out := map[string]*ast.CallExpr{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				if vs, ok := spec.(*ast.ValueSpec); ok && len(vs.Values) == 1 {
+					if call, ok := vs.Values[0].(*ast.CallExpr); ok {
+						out[vs.Names[0].Name] = call
+					}
+				}
+			}
+		case *ast.FuncDecl:
+			if d.Recv != nil || d.Body == nil || len(d.Body.List) != 1 {
+				continue
+			}
+			ret, ok := d.Body.List[0].(*ast.ReturnStmt)
+			if !ok || len(ret.Results) != 1 {
+				continue
+			}
+			if outer, ok := ret.Results[0].(*ast.CallExpr); ok {
+				if call, ok := outer.Fun.(*ast.CallExpr); ok {
+					out[d.Name.Name] = call
+				}
+			}
+		}
+	}
+	return out
 }
