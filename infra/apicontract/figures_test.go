@@ -20,6 +20,7 @@ import (
 	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
+	"github.com/botix/public-api/internal/webhook/addrguard"
 	"github.com/botix/public-api/sdk"
 	receiver "github.com/botix/public-api/sdk/go/webhook"
 )
@@ -72,7 +73,7 @@ var documentFigures = []figure{
 	{"a price's decimals", regexp.MustCompile(`(?i)at most (\d+) decimals`), domain.MaxPriceDecimals, nil},
 	{"scenario variables", regexp.MustCompile(`At most (\d+ KiB)`), size(domain.MaxVariablesBytes), regexp.MustCompile(`/ScenarioRunCreate/`)},
 	{"a catalog import's body", regexp.MustCompile(`At most (\d+ KiB)`), size(api.MaxImportBody), regexp.MustCompile(`/CatalogImportCreate/description$`)},
-	{"an endpoint URL's length", regexp.MustCompile(`At most (\d+) characters`), webhook.MaxURLLength, regexp.MustCompile(`/EndpointURL/`)},
+	{"an endpoint URL's length", regexp.MustCompile(`At most (\d+) characters`), addrguard.MaxURLLength, regexp.MustCompile(`/EndpointURL/`)},
 	{"a recovery's cooldown per delivery", regexp.MustCompile(`(?:for|less than) (\d+ minutes)`), webhook.RecoveryCooldown, regexp.MustCompile(`/Recovery(?:Progress)?/`)},
 	{"a recover call's batch", regexp.MustCompile(`queues at most (\d+) deliveries`), webhook.MaxRecoveryBatch, regexp.MustCompile(`/Recovery/`)},
 	{"a failing endpoint's streak", regexp.MustCompile(`(\d+) failed attempts in a row`), webhook.FailingAttempts, regexp.MustCompile(`^/webhooks/`)},

@@ -7,6 +7,7 @@ import (
 	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
+	"github.com/botix/public-api/internal/webhook/addrguard"
 )
 
 // Deps is what every handler set of the API works with. Each handler set
@@ -17,7 +18,7 @@ type Deps struct {
 	// Pager is set for list routes only (they alone get the cursor keys).
 	Pager *pagination.Pager
 	// Guard and Resolver check webhook URLs.
-	Guard    webhook.Guard
+	Guard    addrguard.Guard
 	Resolver *net.Resolver
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time

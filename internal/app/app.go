@@ -32,6 +32,7 @@ import (
 	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
+	"github.com/botix/public-api/internal/webhook/addrguard"
 )
 
 // Env looks up a function's environment variable ("" when unset).
@@ -229,8 +230,8 @@ func (c *core) pager() *pagination.Pager {
 }
 
 // guard is the webhook address guard of this function's environment.
-func (c *core) guard() webhook.Guard {
-	return webhook.Guard{AllowLoopback: c.Vars.Lookup(EnvAllowLoopback) == "true"}
+func (c *core) guard() addrguard.Guard {
+	return addrguard.Guard{AllowLoopback: c.Vars.Lookup(EnvAllowLoopback) == "true"}
 }
 
 func (c *core) sqs() *sqs.Client {

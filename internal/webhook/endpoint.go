@@ -217,7 +217,7 @@ func (o OptionalInt) check(p apierr.Problems, field string, most int) {
 
 // Validate checks the fields that are present; create requires url and
 // events, an update at least one field. The URL's address rules are the
-// Guard's, checked by the caller (they may resolve names).
+// addrguard.Guard's, checked by the caller (they may resolve names).
 func (in EndpointInput) Validate(create bool) apierr.Problems {
 	p := apierr.Problems{}
 	if create && in.URL == nil {

@@ -53,37 +53,6 @@ type HealthData struct {
 	RecoveredAt    string `json:"recovered_at,omitempty"`
 }
 
-// Announcement is a health event on its way to the outbox: Event, of type
-// Kind, about endpoint Endpoint's streak of failures that began at Streak.
-type Announcement struct {
-	Kind     string
-	Endpoint string
-	Streak   string
-	Event    domain.Event
-}
-
-// HealthEvents is where the deliver function writes health events: into
-// the outbox, each at most once per endpoint, streak and type, however
-// many instances announce it at once. A false answer is no error.
-type HealthEvents interface {
-	// Announce writes a.Event (failing or disabling_soon) into the outbox
-	// unless an event of a.Kind was written for a.Endpoint and a.Streak, or
-	// the endpoint is no longer enabled and in that streak (failing_since =
-	// a.Streak). It reports whether it wrote the event.
-	Announce(ctx context.Context, a Announcement) (bool, error)
-	// Recover records the success at at that ends a.Streak (as
-	// Endpoints.RecordSuccess does) and writes a.Event (recovered), in one
-	// atomic write, on condition that the endpoint is still in that streak
-	// and the streak's failing event was written. It reports whether it
-	// did; on false nothing changed, and the caller records the success.
-	Recover(ctx context.Context, a Announcement, at time.Time) (bool, error)
-	// Disable disables a.Endpoint with reason and writes a.Event (a
-	// disabled event) in one atomic write, on condition that the endpoint
-	// is enabled; it reports whether it did (false: already disabled, or
-	// gone).
-	Disable(ctx context.Context, a Announcement, reason string, at time.Time) (bool, error)
-}
-
 // FailureEvents returns the health events a failed attempt calls for,
 // given the endpoint as the failure left it, in the order they are due;
 // cause is set when the endpoint must be disabled (then only the disabled

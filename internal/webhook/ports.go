@@ -1,9 +1,18 @@
 package webhook
 
+// The ports: every interface this pillar declares for its adapters to
+// implement, with the types their methods speak and their errors. DynamoDB
+// (package store), SQS and EventBridge Scheduler (package awsqueue) and
+// net/http (Sender) implement them; webhooktest holds the fakes and the
+// storage ports' contracts. doc.go lists them, and a test keeps the list
+// equal to this file.
+
 import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/botix/public-api/internal/domain"
 )
 
 // Deliveries is where deliveries and their attempt logs are kept. Every
@@ -113,6 +122,7 @@ type Queue interface {
 	Defer(ctx context.Context, msgs []Deferred) []error
 	// DeadLetter puts the message of a dead delivery on the dead-letter
 	// queue, where ops see it and from where a redrive starts a fresh round.
+	// The deliverer records the delivery dead only after it returned nil.
 	DeadLetter(ctx context.Context, m Message) error
 }
 
@@ -126,6 +136,7 @@ type Deferred struct {
 type Scheduler interface {
 	// Schedule puts m on the delivery queue at at (whole seconds).
 	// Scheduling the same delivery, round and attempt twice is not an error.
+	// The deliverer records a retry only after it returned nil.
 	Schedule(ctx context.Context, m Message, at time.Time) error
 }
 
@@ -136,11 +147,14 @@ type DeadLetters interface {
 	// is hidden).
 	Receive(ctx context.Context, max int, hold time.Duration) ([]DeadLetter, error)
 	// Requeue sends a dead letter's body back to the delivery queue, then
-	// deletes it from the dead-letter queue.
+	// deletes it from the dead-letter queue; it deletes nothing it did not
+	// send, so an error never loses the letter.
 	Requeue(ctx context.Context, l DeadLetter) error
 	// Delete removes a dead letter.
 	Delete(ctx context.Context, l DeadLetter) error
-	// Release makes received dead letters visible again at once.
+	// Release makes received dead letters visible again at once; its error
+	// joins those of the letters it could not release, which show again
+	// when their hold ends.
 	Release(ctx context.Context, ls []DeadLetter) error
 }
 
@@ -156,3 +170,51 @@ type DeadLetter struct {
 type Poster interface {
 	Post(ctx context.Context, url string, body []byte, headers map[string]string) Response
 }
+
+// Announcement is a health event on its way to the outbox: Event, of type
+// Kind, about endpoint Endpoint's streak of failures that began at Streak.
+type Announcement struct {
+	Kind     string
+	Endpoint string
+	Streak   string
+	Event    domain.Event
+}
+
+// HealthEvents is where the deliver function writes health events: into
+// the outbox, each at most once per endpoint, streak and type, however
+// many instances announce it at once. A false answer is no error.
+type HealthEvents interface {
+	// Announce writes a.Event (failing or disabling_soon) into the outbox
+	// unless an event of a.Kind was written for a.Endpoint and a.Streak, or
+	// the endpoint is no longer enabled and in that streak (failing_since =
+	// a.Streak). It reports whether it wrote the event.
+	Announce(ctx context.Context, a Announcement) (bool, error)
+	// Recover records the success at at that ends a.Streak (as
+	// Endpoints.RecordSuccess does) and writes a.Event (recovered), in one
+	// atomic write, on condition that the endpoint is still in that streak
+	// and the streak's failing event was written. It reports whether it
+	// did; on false nothing changed, and the caller records the success.
+	Recover(ctx context.Context, a Announcement, at time.Time) (bool, error)
+	// Disable disables a.Endpoint with reason and writes a.Event (a
+	// disabled event) in one atomic write, on condition that the endpoint
+	// is enabled; it reports whether it did (false: already disabled, or
+	// gone).
+	Disable(ctx context.Context, a Announcement, reason string, at time.Time) (bool, error)
+}
+
+// Recoveries is where the endpoints' recoveries are kept.
+type Recoveries interface {
+	// Current returns the latest recovery of an endpoint (running or
+	// completed), read strongly consistently; nil when it never had one.
+	Current(ctx context.Context, project, endpointID string) (*Recovery, error)
+	// Save stores r as the endpoint's latest recovery, together with its
+	// step r.Step(msgs) (the redrives msgs and the continuation; none when
+	// nil), in one atomic write conditioned on the stored version being
+	// r.Version-1 (no recovery at all when r.Version is 1). It returns
+	// ErrRecoveryRace when the condition fails: another call wrote first.
+	Save(ctx context.Context, r Recovery, msgs []Message) error
+}
+
+// ErrRecoveryRace reports that another recover call of the endpoint
+// saved its recovery first.
+var ErrRecoveryRace = errors.New("webhook: another recover call of the endpoint won")

@@ -78,23 +78,6 @@ type Recovery struct {
 	UpdatedAt time.Time
 }
 
-// Recoveries is where the endpoints' recoveries are kept.
-type Recoveries interface {
-	// Current returns the latest recovery of an endpoint (running or
-	// completed), read strongly consistently; nil when it never had one.
-	Current(ctx context.Context, project, endpointID string) (*Recovery, error)
-	// Save stores r as the endpoint's latest recovery, together with its
-	// step r.Step(msgs) (the redrives msgs and the continuation; none when
-	// nil), in one atomic write conditioned on the stored version being
-	// r.Version-1 (no recovery at all when r.Version is 1). It returns
-	// ErrRecoveryRace when the condition fails: another call wrote first.
-	Save(ctx context.Context, r Recovery, msgs []Message) error
-}
-
-// ErrRecoveryRace reports that another recover call of the endpoint
-// saved its recovery first.
-var ErrRecoveryRace = errors.New("webhook: another recover call of the endpoint won")
-
 // Recoverer runs recover calls and continuations: it starts an endpoint's
 // one recovery and takes its steps, each queuing at most MaxRecoveryBatch
 // deliveries.

@@ -1,7 +1,6 @@
 package webhook
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -155,7 +154,3 @@ func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	}
 	return min(max(d, 0), MaxRetryAfter), true
 }
-
-// ErrForbiddenAddress is returned when a webhook would reach an address it
-// may not (see Guard).
-var ErrForbiddenAddress = errors.New("webhook: forbidden address")

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/botix/public-api/internal/webhook/addrguard"
 )
 
 // MaxResponseBody is how much of a receiver's answer an attempt keeps.
@@ -25,7 +27,7 @@ type Sender struct {
 var _ Poster = (*Sender)(nil)
 
 // NewSender returns a sender with the given guard and timeouts.
-func NewSender(guard Guard, connect, read time.Duration) *Sender {
+func NewSender(guard addrguard.Guard, connect, read time.Duration) *Sender {
 	dialer := &net.Dialer{Timeout: connect, Control: guard.Control}
 	transport := &http.Transport{
 		Proxy:                 nil,
@@ -75,7 +77,7 @@ func classify(err error) string {
 	var hostErr x509.HostnameError
 	var recErr tls.RecordHeaderError
 	switch {
-	case errors.Is(err, ErrForbiddenAddress):
+	case errors.Is(err, addrguard.ErrForbiddenAddress):
 		return ClassForbidden
 	case errors.As(err, &dnsErr):
 		return ClassDNS

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/botix/public-api/internal/webhook/addrguard"
 )
 
 func TestSenderRefusesForbiddenAddressesAtDialTime(t *testing.T) {
@@ -13,11 +15,11 @@ func TestSenderRefusesForbiddenAddressesAtDialTime(t *testing.T) {
 	defer srv.Close()
 	// The URL passed registration (think: a DNS name that now resolves to
 	// loopback); the dialer still refuses.
-	strict := NewSender(Guard{}, time.Second, time.Second)
+	strict := NewSender(addrguard.Guard{}, time.Second, time.Second)
 	if r := strict.Post(context.Background(), srv.URL, []byte("{}"), nil); r.Class != ClassForbidden || r.Status != 0 {
 		t.Fatalf("strict sender reached loopback: %+v", r)
 	}
-	local := NewSender(Guard{AllowLoopback: true}, time.Second, time.Second)
+	local := NewSender(addrguard.Guard{AllowLoopback: true}, time.Second, time.Second)
 	if r := local.Post(context.Background(), srv.URL, []byte("{}"), nil); r.Status != 200 {
 		t.Fatalf("local sender: %+v", r)
 	}
@@ -37,7 +39,7 @@ func TestSenderDoesNotFollowRedirectsAndKeeps4KB(t *testing.T) {
 		_, _ = w.Write(big)
 	}))
 	defer srv.Close()
-	s := NewSender(Guard{AllowLoopback: true}, time.Second, time.Second)
+	s := NewSender(addrguard.Guard{AllowLoopback: true}, time.Second, time.Second)
 	if r := s.Post(context.Background(), srv.URL+"/moved", []byte("{}"), nil); r.Status != http.StatusFound {
 		t.Fatalf("redirect followed: %+v", r.Status)
 	}

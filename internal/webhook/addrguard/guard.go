@@ -1,7 +1,14 @@
-package webhook
+// Package addrguard is the webhooks' address guard against server-side
+// request forgery: it decides which URLs an endpoint may be registered
+// with (CheckURL, used by the API) and which addresses a webhook may
+// connect to once DNS has answered (Control, used by the sender's dialer).
+// It is security code with one job, kept apart so that it is read, tested
+// and changed on its own.
+package addrguard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -223,3 +230,7 @@ func (g Guard) Control(_, address string, _ syscall.RawConn) error {
 	}
 	return nil
 }
+
+// ErrForbiddenAddress is returned when a webhook would reach an address it
+// may not (see Guard).
+var ErrForbiddenAddress = errors.New("webhook: forbidden address")
