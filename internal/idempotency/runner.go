@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/botix/public-api/internal/clock"
 )
 
 // Store keeps the records of the protocol. Each method is one atomic
@@ -157,10 +159,7 @@ func (r *Runner) Run(ctx context.Context, req Request, op Operation) (Response, 
 }
 
 func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
+	return clock.Or(r.Now)()
 }
 
 func (r *Runner) log() *slog.Logger {
