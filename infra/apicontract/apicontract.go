@@ -20,13 +20,14 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
-	"github.com/botix/public-api/infra/local"
+	"github.com/botix/public-api/infra/exchange"
 	"github.com/botix/public-api/sdk"
 )
 
 // Exchange is one request and its answer, read whole, as the local
-// runtime's API Gateway records them.
-type Exchange = local.Exchange
+// runtime's API Gateway records them (package exchange holds the type, so
+// that this package does not link the runtime).
+type Exchange = exchange.Exchange
 
 // webhookHeader is a required header of a webhook and the schema of its
 // value.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/botix/public-api/infra/exchange"
 	"github.com/botix/public-api/infra/template"
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/awslimits"
@@ -208,19 +209,11 @@ func refuseForeignHost(w http.ResponseWriter, req *http.Request, port string) {
 	_, _ = w.Write(resp.Body)
 }
 
-// Exchange is one request and its answer, read whole. (Package
-// apicontract checks them; it is not imported here, so that make run does
-// not compile an OpenAPI validator.)
-type Exchange struct {
-	Method, URL string
-	Header      http.Header
-	Body        []byte
-	// Route is the route key that served it ("$default" for no route).
-	Route          string
-	Status         int
-	ResponseHeader http.Header
-	ResponseBody   []byte
-}
+// Exchange is one request and its answer, read whole. The type lives in
+// package exchange, which package apicontract checks too: neither imports
+// the other, so make run does not compile an OpenAPI validator and a test
+// that checks exchanges does not link this runtime.
+type Exchange = exchange.Exchange
 
 // exchange hands a request and its answer to Config.OnExchange.
 func (r *Runtime) exchange(req *http.Request, body []byte, route string, status int, header http.Header, out []byte) {

@@ -12,7 +12,6 @@ import (
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/localtest"
 	"github.com/botix/public-api/internal/apierr"
-	"github.com/botix/public-api/internal/dashboard"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/pagination"
 )
@@ -54,7 +53,7 @@ func TestErrorCodeReferenceIsServed(t *testing.T) {
 	})
 	t.Run("the page has an anchor per code and the strict headers", func(t *testing.T) {
 		r := revalidated(t, rt.URL+"/docs/error-codes", "text/html; charset=utf-8")
-		for k, v := range dashboard.SecurityHeaders {
+		for k, v := range httpapi.PageSecurityHeaders {
 			if r.Header.Get(k) != v[0] {
 				t.Errorf("%s = %q, want %q", k, r.Header.Get(k), v[0])
 			}

@@ -4,6 +4,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/botix/public-api/internal/clock"
 	"github.com/botix/public-api/internal/pagination"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"
@@ -31,8 +32,5 @@ type Deps struct {
 func (d *Deps) Use(deps Deps) { *d = deps }
 
 func (d *Deps) now() time.Time {
-	if d.Now != nil {
-		return d.Now()
-	}
-	return time.Now()
+	return clock.Or(d.Now)()
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/botix/public-api/internal/dashboard"
 	"github.com/botix/public-api/internal/httpapi"
 	"github.com/botix/public-api/internal/pagination"
 )
@@ -65,7 +64,7 @@ func RenderReference(offset pagination.Offset) (map[string]Served, error) {
 	return map[string]Served{
 		RouteOpenAPI:        {openapi, "application/json", nil},
 		RouteErrorCodes:     {codes, "application/json", nil},
-		RouteErrorCodesPage: {page, "text/html; charset=utf-8", dashboard.SecurityHeaders},
+		RouteErrorCodesPage: {page, "text/html; charset=utf-8", httpapi.PageSecurityHeaders},
 		RouteChangelog:      {feed, "application/atom+xml", nil},
 	}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/clock"
 )
 
 // KeyPrefix starts every API key, so that leaked keys are easy to scan for.
@@ -113,10 +114,7 @@ var (
 // Authenticate implements httpapi.Authenticator: an API key or a dashboard
 // session token.
 func (c *Cached) Authenticate(ctx context.Context, token string) (Caller, error) {
-	now := time.Now()
-	if c.Now != nil {
-		now = c.Now()
-	}
+	now := clock.Or(c.Now)()
 	if strings.HasPrefix(token, SessionPrefix) {
 		return c.session(ctx, token, now)
 	}

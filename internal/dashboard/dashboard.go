@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"maps"
 	"mime"
-	"net/http"
 	"path"
 	"regexp"
 	"slices"
@@ -31,18 +30,6 @@ const Prefix = "/dashboard/"
 
 //go:embed static
 var static embed.FS
-
-// SecurityHeaders go on every response of the dashboard function, errors
-// included: scripts and styles only from the dashboard's own files (no
-// inline script, no eval), requests only to the same origin (the API),
-// never framed, no referrer leaving the page.
-var SecurityHeaders = http.Header{
-	"Content-Security-Policy": {"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-		"object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"},
-	"Referrer-Policy":        {"no-referrer"},
-	"X-Content-Type-Options": {"nosniff"},
-	"X-Frame-Options":        {"DENY"},
-}
 
 // asset is one file as served: its bytes, media type and content version
 // (its URL's ?v= and, quoted, its ETag).

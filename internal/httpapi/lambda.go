@@ -15,6 +15,7 @@ import (
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/auth"
+	"github.com/botix/public-api/internal/clock"
 	"github.com/botix/public-api/internal/ids"
 )
 
@@ -64,10 +65,7 @@ type Endpoint struct {
 // Serve is the Lambda handler of the endpoint. It never returns an error:
 // every failure is rendered in the error envelope with the request id.
 func (e *Endpoint) Serve(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (out events.APIGatewayV2HTTPResponse, _ error) {
-	now := time.Now
-	if e.Now != nil {
-		now = e.Now
-	}
+	now := clock.Or(e.Now)
 	log := e.Log
 	if log == nil {
 		log = slog.Default()

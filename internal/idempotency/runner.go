@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/botix/public-api/internal/clock"
 )
 
 // Outcome is what an operation did: the response to store and replay, and
@@ -83,10 +85,7 @@ func (r *Runner) Run(ctx context.Context, req Request, op Operation) (Response, 
 }
 
 func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
+	return clock.Or(r.Now)()
 }
 
 func (r *Runner) log() *slog.Logger {

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/clock"
 )
 
 // Tables names the DynamoDB tables of one deployment.
@@ -49,10 +50,7 @@ func New(db *dynamodb.Client, tables Tables) *Store {
 }
 
 func (s *Store) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
+	return clock.Or(s.Now)()
 }
 
 // ErrNotFound reports that an item does not exist (or belongs to another

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"math"
 	"time"
+
+	"github.com/botix/public-api/internal/clock"
 )
 
 // DefaultRecoveryPace is the pace of a recovery to an endpoint without a
@@ -179,8 +181,5 @@ func (c *Continuer) Handle(ctx context.Context, m Message) Disposition {
 }
 
 func (c *Continuer) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
+	return clock.Or(c.Now)()
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botix/public-api/internal/clock"
 	"github.com/botix/public-api/internal/ids"
 )
 
@@ -376,10 +377,7 @@ func (d *Deliverer) endpoint(ctx context.Context, project, id string) (Endpoint,
 }
 
 func (d *Deliverer) now() time.Time {
-	if d.Now != nil {
-		return d.Now()
-	}
-	return time.Now()
+	return clock.Or(d.Now)()
 }
 
 func errText(r Response, dec Decision) string {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botix/public-api/internal/clock"
 	"github.com/botix/public-api/internal/ids"
 )
 
@@ -240,8 +241,5 @@ func (d *Dispatcher) continueAll(ctx context.Context, jobs []dispatchJob) {
 }
 
 func (d *Dispatcher) now() time.Time {
-	if d.Now != nil {
-		return d.Now()
-	}
-	return time.Now()
+	return clock.Or(d.Now)()
 }

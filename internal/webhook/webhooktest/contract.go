@@ -52,27 +52,52 @@ func same(a, b webhook.Delivery) bool {
 
 // TestDeliveries runs the contract of webhook.Deliveries against the store
 // that newStore returns (cases use fresh projects, so stores may share
-// tables).
+// tables), one behaviour after another.
 func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries) {
-	ctx := context.Background()
-	now := time.Now()
-	project := func() string { return ids.New(ids.Project, time.Now()) }
-	get := func(t *testing.T, s webhook.Deliveries, d webhook.Delivery) webhook.Delivery {
-		t.Helper()
-		got, err := s.Get(ctx, d.ProjectID, d.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return got
+	c := deliveriesContract{ctx: context.Background(), now: time.Now(), newStore: newStore}
+	for _, behaviour := range []func(*testing.T, deliveriesContract){
+		deliveriesCreate, deliveriesLookup, deliveriesClaims, deliveriesFinish,
+		deliveriesStats, deliveriesFailedPages, deliveriesRecovery,
+	} {
+		behaviour(t, c)
 	}
-	create := func(t *testing.T, s webhook.Deliveries, d webhook.Delivery) {
-		t.Helper()
-		if created, err := s.Create(ctx, d); err != nil || !created {
-			t.Fatalf("create: %v %v", created, err)
-		}
+}
+
+// deliveriesContract is what the behaviours of TestDeliveries share: the
+// store under test and one clock reading.
+type deliveriesContract struct {
+	ctx      context.Context
+	now      time.Time
+	newStore func(t *testing.T) webhook.Deliveries
+}
+
+// project is a fresh project id.
+func (deliveriesContract) project() string { return ids.New(ids.Project, time.Now()) }
+
+// get reads d back from s.
+func (c deliveriesContract) get(t *testing.T, s webhook.Deliveries, d webhook.Delivery) webhook.Delivery {
+	t.Helper()
+	got, err := s.Get(c.ctx, d.ProjectID, d.ID)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return got
+}
+
+// create stores d, which must be new.
+func (c deliveriesContract) create(t *testing.T, s webhook.Deliveries, d webhook.Delivery) {
+	t.Helper()
+	if created, err := s.Create(c.ctx, d); err != nil || !created {
+		t.Fatalf("create: %v %v", created, err)
+	}
+}
+
+// deliveriesCreate checks that a delivery is created once, whatever its
+// state: a second create changes nothing.
+func deliveriesCreate(t *testing.T, c deliveriesContract) {
+	ctx, now, project, get, create := c.ctx, c.now, c.project, c.get, c.create
 	t.Run("a delivery is created once and read back whole", func(t *testing.T) {
-		s, d := newStore(t), NewDelivery(project(), now)
+		s, d := c.newStore(t), NewDelivery(project(), now)
 		create(t, s, d)
 		if got := get(t, s, d); !same(got, d) {
 			t.Fatalf("read back %+v, want %+v", got, d)
@@ -87,7 +112,7 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 		}
 	})
 	t.Run("creating a delivered delivery again leaves it delivered", func(t *testing.T) {
-		s, d := newStore(t), NewDelivery(project(), now)
+		s, d := c.newStore(t), NewDelivery(project(), now)
 		create(t, s, d)
 		claimed := claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "t", Now: now, Until: now.Add(time.Minute)})
 		if err := s.Finish(ctx, claimed, "t", webhook.Result{Status: webhook.StatusDelivered, LastStatus: 200}, webhook.Attempt{DeliveryID: d.ID, Attempt: 1}); err != nil {
@@ -101,7 +126,7 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 		}
 	})
 	t.Run("a delivery created claimed is read back claimed, finished under its token, and a second create changes nothing", func(t *testing.T) {
-		s := newStore(t)
+		s := c.newStore(t)
 		d := webhook.Claim{Token: "first", Until: now.Add(time.Minute)}.Apply(NewDelivery(project(), now))
 		create(t, s, d)
 		if got := get(t, s, d); !same(got, d) {
@@ -121,8 +146,14 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			t.Fatalf("after finish: %+v", got)
 		}
 	})
+}
+
+// deliveriesLookup checks that a delivery is read and claimed in its own
+// project only.
+func deliveriesLookup(t *testing.T, c deliveriesContract) {
+	ctx, now, project, create := c.ctx, c.now, c.project, c.create
 	t.Run("a delivery is found in its own project only", func(t *testing.T) {
-		s, d := newStore(t), NewDelivery(project(), now)
+		s, d := c.newStore(t), NewDelivery(project(), now)
 		create(t, s, d)
 		for name, key := range map[string][2]string{"other project": {project(), d.ID}, "malformed id": {d.ProjectID, "dlv_nope"}, "unknown id": {d.ProjectID, NewDelivery(d.ProjectID, now).ID}} {
 			if _, err := s.Get(ctx, key[0], key[1]); !errors.Is(err, webhook.ErrDeliveryNotFound) {
@@ -133,8 +164,14 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			t.Fatalf("claim from another project: %v %v %v", got, claimed, err)
 		}
 	})
+}
+
+// deliveriesClaims checks that a claim takes exactly what Claim.Allows
+// admits, in every state.
+func deliveriesClaims(t *testing.T, c deliveriesContract) {
+	ctx, now, project, get := c.ctx, c.now, c.project, c.get
 	t.Run("claims take exactly what Claim.Allows admits, as Claim.Apply says", func(t *testing.T) {
-		s := newStore(t)
+		s := c.newStore(t)
 		for _, st := range claimStates {
 			for _, c := range claimCases {
 				t.Run(st.name+" / "+c.name, func(t *testing.T) {
@@ -161,8 +198,14 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			}
 		}
 	})
+}
+
+// deliveriesFinish checks finishing a round and extra attempts: the result
+// applied and the attempt logged, under the claim only.
+func deliveriesFinish(t *testing.T, c deliveriesContract) {
+	ctx, now, project, get, create := c.ctx, c.now, c.project, c.get, c.create
 	t.Run("finish applies the result and logs the attempt, under the claim only", func(t *testing.T) {
-		s, d := newStore(t), NewDelivery(project(), now)
+		s, d := c.newStore(t), NewDelivery(project(), now)
 		create(t, s, d)
 		held := claim(t, s, webhook.Claim{Project: d.ProjectID, ID: d.ID, Round: 1, Attempt: 1, Token: "mine", Now: now, Until: now.Add(time.Minute)})
 		first := webhook.Attempt{DeliveryID: d.ID, Attempt: 1, Round: 1, Kind: webhook.KindScheduled, URL: "https://example.com/h", RequestID: "req_1",
@@ -195,14 +238,14 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 		}
 	})
 	t.Run("a dead round keeps its reason", func(t *testing.T) {
-		s, d := newStore(t), NewDelivery(project(), now)
+		s, d := c.newStore(t), NewDelivery(project(), now)
 		dead := toDead(t, s, d, now)
 		if dead.Status != webhook.StatusDead || dead.DeadReason != "the endpoint answered 401, which is not retried" || dead.LastStatusCode != 401 {
 			t.Fatalf("dead %+v", dead)
 		}
 	})
 	t.Run("extra attempts are counted and logged; a manual success delivers", func(t *testing.T) {
-		s, d := newStore(t), NewDelivery(project(), now)
+		s, d := c.newStore(t), NewDelivery(project(), now)
 		dead := toDead(t, s, d, now)
 		failedManual := webhook.Attempt{DeliveryID: d.ID, Attempt: 2, Round: 1, Kind: webhook.KindManual, StatusCode: 500, StartedAt: ids.Timestamp(now)}
 		if err := s.RecordExtra(ctx, dead, false, failedManual); err != nil {
@@ -227,8 +270,13 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			t.Fatalf("extra attempt of a missing delivery: %v", err)
 		}
 	})
+}
+
+// deliveriesStats checks the hourly attempt counts.
+func deliveriesStats(t *testing.T, c deliveriesContract) {
+	ctx, now, project, create := c.ctx, c.now, c.project, c.create
 	t.Run("attempts are counted once, in their hour, by the status they left", func(t *testing.T) {
-		s, prj := newStore(t), project()
+		s, prj := c.newStore(t), project()
 		a, b := ids.New(ids.WebhookEndpoint, now), ids.New(ids.WebhookEndpoint, now)
 		hour := now.UTC().Truncate(time.Hour)
 		earlier := hour.Add(-2 * time.Hour).Add(17 * time.Minute)
@@ -286,8 +334,13 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			t.Fatalf("another project's stats: %v %v", got, err)
 		}
 	})
+}
+
+// deliveriesFailedPages checks the failed pages of an endpoint.
+func deliveriesFailedPages(t *testing.T, c deliveriesContract) {
+	ctx, now, project, create := c.ctx, c.now, c.project, c.create
 	t.Run("failed pages list an endpoint's retrying and dead deliveries of a window", func(t *testing.T) {
-		s, prj := newStore(t), project()
+		s, prj := c.newStore(t), project()
 		ep := ids.New(ids.WebhookEndpoint, now)
 		at := func(d time.Duration) time.Time { return now.Add(-d) }
 		old := toDead(t, s, DeliveryTo(prj, ep, at(5*time.Hour)), now)
@@ -350,8 +403,14 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 			}
 		}
 	})
+}
+
+// deliveriesRecovery checks a recovery's mark on its deliveries and its
+// outcomes.
+func deliveriesRecovery(t *testing.T, c deliveriesContract) {
+	ctx, now, project := c.ctx, c.now, c.project
 	t.Run("a recovery's redrive marks its delivery, the failed pages show the mark, a dead-letter redrive clears it", func(t *testing.T) {
-		s, prj := newStore(t), project()
+		s, prj := c.newStore(t), project()
 		ep := ids.New(ids.WebhookEndpoint, now)
 		d := toDead(t, s, DeliveryTo(prj, ep, now.Add(-time.Hour)), now)
 		at := now.Add(time.Minute).Truncate(time.Millisecond)
@@ -372,7 +431,7 @@ func TestDeliveries(t *testing.T, newStore func(t *testing.T) webhook.Deliveries
 		}
 	})
 	t.Run("a recovered round is counted as its recovery's outcome once, when it ends", func(t *testing.T) {
-		s, prj := newStore(t), project()
+		s, prj := c.newStore(t), project()
 		ep := ids.New(ids.WebhookEndpoint, now)
 		outcomes := func(id string) webhook.RecoveryOutcomes {
 			t.Helper()

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/botix/public-api/internal/clock"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/webhook"
 )
@@ -92,10 +93,7 @@ func deliveryKey(project, id string) string { return project + "/" + id }
 func (s *Deliveries) now() string { return ids.Timestamp(s.clock()) }
 
 func (s *Deliveries) clock() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
+	return clock.Or(s.Now)()
 }
 
 // Create implements webhook.Deliveries.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/botix/public-api/internal/app/awsfree"
 	"github.com/botix/public-api/internal/dashboard"
+	"github.com/botix/public-api/internal/httpapi"
 )
 
 // Dashboard builds the dashboard function (GET /dashboard and its files):
@@ -21,7 +22,7 @@ func Dashboard(_ context.Context, env awsfree.Env, w awsfree.Wiring) (awsfree.HT
 			return nil
 		}
 		e := c.Endpoint(s.Serve, 0)
-		e.Headers = dashboard.SecurityHeaders
+		e.Headers = httpapi.PageSecurityHeaders
 		return e.Serve
 	})
 }

@@ -14,8 +14,8 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable, Dict, List, Optional, Tuple, Type, TypeVar, Union
+from datetime import timezone
+from typing import Any, Callable, Dict, List, Optional, Tuple, Type, TypeVar
 from urllib.parse import quote, urlencode, urlsplit
 
 from ._version import __version__
@@ -23,6 +23,11 @@ from .errors import (
     APIError, AttemptTimeoutError, DeadlineExceededError, DecodeError, EncodeError, ErrorCode,
     GaveUpError, InvalidIdempotencyKeyError, OperationError, RetryQuotaExhaustedError,
     TransportError, retryable_status,
+)
+from .route import Route
+from .services import (
+    ROUTE_CHANGELOG, ROUTE_ERROR_CODES, ROUTE_OPENAPI, CatalogService, ContactsService, DashboardSessionsService,
+    DeliveriesService, EventsService, InspectorsService, MessagesService, ScenariosService, WebhookEndpointsService,
 )
 from .types import Model, Page, Response
 
@@ -100,17 +105,6 @@ class _Quota:
             return
         with self._lock:
             self.tokens = min(self.capacity, self.tokens + (spent or _SUCCESS_GAIN))
-
-
-@dataclass(frozen=True)
-class Route:
-    """One public route: the method and the path under /public/v1, parameters in braces."""
-
-    method: str
-    path: str
-
-    def full(self) -> str:
-        return "/public/v1" + self.path
 
 
 def retry_after_seconds(value: Optional[str], now: Optional[float] = None) -> float:
@@ -200,11 +194,6 @@ class Client:
         self._rng = rng or _random.SystemRandom()
         self._clock = clock or time.monotonic
         self._quota = _Quota(self.policy.quota_capacity)
-
-        from .services import (
-            CatalogService, ContactsService, DashboardSessionsService, DeliveriesService, EventsService,
-            InspectorsService, MessagesService, ScenariosService, WebhookEndpointsService,
-        )
 
         self.contacts = ContactsService(self)
         self.messages = MessagesService(self)
@@ -444,14 +433,11 @@ class Client:
 
     def openapi(self) -> Dict[str, Any]:
         """The API's OpenAPI 3.1 document (GET /public/v1/openapi.json), decoded."""
-        from .services import ROUTE_OPENAPI
-
         raw, _ = self._call(ROUTE_OPENAPI)
         return raw  # type: ignore[no-any-return]
 
     def error_codes(self) -> List[Any]:
         """The API's error-code reference (GET /public/v1/error-codes): a list of ErrorCodeInfo."""
-        from .services import ROUTE_ERROR_CODES
         from .types import ErrorCodeReference
 
         return self._one(ErrorCodeReference, ROUTE_ERROR_CODES).codes
@@ -462,8 +448,6 @@ class Client:
         One attempt, sent without the API key (the feed is public); read it again at will.
         """
         from xml.etree import ElementTree
-
-        from .services import ROUTE_CHANGELOG
 
         conn_cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
         conn = conn_cls(self._host, self._port, timeout=self.attempt_timeout)
@@ -523,14 +507,3 @@ def _fill(template: str, params: Tuple[str, ...]) -> str:
         else:
             out.append(p)
     return "".join(out)
-
-
-def time_param(value: Union[None, str, datetime]) -> Optional[str]:
-    """A filter time: a datetime (naive means UTC) or an RFC 3339 string; None: no filter."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
-    return str(value)

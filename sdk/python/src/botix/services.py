@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
-from .client import Route, time_param
+from .route import Route, time_param
 from .types import (
     CatalogImport, CatalogImportCreate, CatalogItem, Contact, ContactCount, ContactCreate, CurrentDashboardSession, DashboardSession,
     DashboardSessionDeleted, DashboardSessionRequest, Deleted, Delivery,
