@@ -18,11 +18,40 @@ import (
 	"github.com/botix/public-api/internal/webhook/webhooktest"
 )
 
+// racingCalls is how many recover calls race.
+const racingCalls = 8
+
+// readTogether holds each of the first reads of the endpoint's recovery
+// until all of them are made (first counts them down); later reads, those
+// of the calls that lost the race, pass.
+type readTogether struct {
+	webhook.Recoveries
+	first sync.WaitGroup
+	mu    sync.Mutex
+	reads int
+}
+
+func (r *readTogether) Current(ctx context.Context, project, endpointID string) (*webhook.Recovery, error) {
+	cur, err := r.Recoveries.Current(ctx, project, endpointID)
+	r.mu.Lock()
+	r.reads++
+	held := r.reads
+	r.mu.Unlock()
+	if held <= racingCalls {
+		r.first.Done()
+		r.first.Wait()
+	}
+	return cur, err
+}
+
 // TestConcurrentRecoverCallsStartOneRecovery: recover calls of one
 // endpoint from several Lambda instances at once (each its own Recoverer)
 // start one recovery, decided by the recovery item's conditional write in
 // DynamoDB Local: every call answers the same recovery, and the failed
-// deliveries are queued by one step, once.
+// deliveries are queued by one step, once. Every call reads the endpoint's
+// recovery before any saves (readTogether), so that each one races: on a
+// busy machine a call that started late would otherwise read the first
+// one's completed recovery and start another, as a later press does.
 func TestConcurrentRecoverCallsStartOneRecovery(t *testing.T) {
 	s := dynamotest.Store(t)
 	ctx := context.Background()
@@ -36,16 +65,17 @@ func TestConcurrentRecoverCallsStartOneRecovery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const calls = 8
-	got := make([]webhook.RecoveryCall, calls)
-	errs := make([]error, calls)
+	got := make([]webhook.RecoveryCall, racingCalls)
+	errs := make([]error, racingCalls)
 	var start, wg sync.WaitGroup
 	start.Add(1)
-	for i := range calls {
+	together := &readTogether{Recoveries: s.Recoveries()}
+	together.first.Add(racingCalls)
+	for i := range racingCalls {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rc := webhook.Recoverer{Deliveries: s.Deliveries(), Recoveries: s.Recoveries(), NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
+			rc := webhook.Recoverer{Deliveries: s.Deliveries(), Recoveries: together, NewID: func(t time.Time) string { return ids.New(ids.Recovery, t) }}
 			start.Wait()
 			got[i], errs[i] = rc.Recover(ctx, project, webhook.Endpoint{ID: endpoint, Enabled: true}, now.Add(-2*time.Hour), now)
 		}()
