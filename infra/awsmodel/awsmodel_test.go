@@ -215,16 +215,7 @@ func TestExchangesAreCheckedAgainstTheModel(t *testing.T) {
 		{"a REST error without its required member", restEx("GET", "/things/abc", "", 404, `{}`, "--", "X-Amzn-ErrorType: Missing"),
 			[]string{"Rest GetThing response: error Missing.Message: required member missing"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			for _, v := range set.Check(tc.ex).Violations {
-				got = append(got, v.String())
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("violations:\n\t%s\nwant:\n\t%s", strings.Join(got, "\n\t"), strings.Join(tc.want, "\n\t"))
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { expectViolations(t, set, tc.ex, tc.want) })
 	}
 }
 
@@ -261,16 +252,7 @@ func TestTheStacksServicesModels(t *testing.T) {
 		{"Lambda: an invocation type outside the enum", restEx("POST", "/2015-03-31/functions/f/invocations", `{}`, 200, `{}`, "X-Amz-Invocation-Type: Async"),
 			[]string{`Lambda Invoke request: InvocationType: "Async" is not one of [Event RequestResponse DryRun]`}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			for _, v := range set.Check(tc.ex).Violations {
-				got = append(got, v.String())
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("violations:\n\t%s\nwant:\n\t%s", strings.Join(got, "\n\t"), strings.Join(tc.want, "\n\t"))
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { expectViolations(t, set, tc.ex, tc.want) })
 	}
 }
 
@@ -316,5 +298,18 @@ func BenchmarkCheck(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// expectViolations checks that set finds exactly want (sorted) in ex.
+func expectViolations(t *testing.T, set *Set, ex Exchange, want []string) {
+	t.Helper()
+	var got []string
+	for _, v := range set.Check(ex).Violations {
+		got = append(got, v.String())
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("violations:\n\t%s\nwant:\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 	}
 }

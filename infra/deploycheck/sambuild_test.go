@@ -169,22 +169,16 @@ func runBuild(t *testing.T, root, label, name string, args ...string) {
 // artifactDirs lists the directories of a build directory: one per
 // function (sam build also writes its template.yaml there).
 func artifactDirs(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() {
-			out = append(out, e.Name())
-		}
-	}
-	return out
+	return names(t, dir, func(e os.DirEntry) bool { return e.IsDir() })
 }
 
 // dirEntries lists a directory's names, sorted.
 func dirEntries(t *testing.T, dir string) []string {
+	return names(t, dir, func(os.DirEntry) bool { return true })
+}
+
+// names lists the names of dir's entries that keep, sorted.
+func names(t *testing.T, dir string, keep func(os.DirEntry) bool) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -192,7 +186,9 @@ func dirEntries(t *testing.T, dir string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		out = append(out, e.Name())
+		if keep(e) {
+			out = append(out, e.Name())
+		}
 	}
 	return out
 }
