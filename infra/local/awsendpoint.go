@@ -100,7 +100,12 @@ func writeAWSError(w http.ResponseWriter, status int, code, message string) {
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.Header().Set("X-Amzn-ErrorType", code)
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"__type": code, "message": message, "Message": message})
+	// "message", as AWS's models spell it for the errors written here:
+	// SQS's, and Lambda's InvalidRequestContentException and
+	// RequestTooLargeException (infra/awsmodel refuses a member a shape
+	// does not have; Lambda's ResourceNotFoundException, which spells it
+	// "Message", is written by serveInvoke itself).
+	_ = json.NewEncoder(w).Encode(map[string]string{"__type": code, "message": message})
 }
 
 // serveInvoke plays Lambda's Invoke for every function of the template,
