@@ -8,18 +8,13 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/botix/public-api/infra/exchange"
 )
 
-// Exchange is one AWS API request and its answer, read whole.
-type Exchange struct {
-	Method         string
-	URL            *url.URL // path and query as sent
-	RequestHeader  http.Header
-	RequestBody    []byte
-	Status         int
-	ResponseHeader http.Header
-	ResponseBody   []byte
-}
+// Exchange is one AWS API request and its answer, read whole, as the
+// local runtime records it (package exchange holds the type for both).
+type Exchange = exchange.AWS
 
 // Direction tells which half of an exchange a violation is in.
 type Direction string

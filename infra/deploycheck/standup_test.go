@@ -20,8 +20,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	cfntypes "github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -91,7 +89,7 @@ func TestStackStandsUpInMoto(t *testing.T) {
 	linted := lint(t, dir, translatedPath) // the slowest step: it runs while the stack stands up
 
 	moto := awstools.StartMoto(t)
-	cfg := motoConfig(t, moto.URL)
+	cfg := localtest.AWSConfigAt(t, moto.URL)
 	uploadCode(t, ctx, cfg)
 	cfn := cloudformation.NewFromConfig(cfg)
 
@@ -195,16 +193,6 @@ func hasType(tpl map[string]any, typ string) bool {
 		}
 	}
 	return false
-}
-
-func motoConfig(t *testing.T, url string) aws.Config {
-	t.Helper()
-	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(region), config.WithBaseEndpoint(url),
-		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
 }
 
 // uploadCode puts one small zip where every function's Code points.

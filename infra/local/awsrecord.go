@@ -9,20 +9,15 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"time"
+
+	"github.com/botix/public-api/infra/exchange"
 )
 
 // AWSExchange is one request to the local AWS and its answer, read whole:
 // what Config.OnAWSExchange gets (the tests check it against AWS's API
-// models).
-type AWSExchange struct {
-	Method         string
-	URL            *url.URL
-	RequestHeader  http.Header
-	RequestBody    []byte
-	Status         int
-	ResponseHeader http.Header
-	ResponseBody   []byte
-}
+// models). The type lives in package exchange, which package awsmodel
+// checks too.
+type AWSExchange = exchange.AWS
 
 // recordAWS serves req with next and hands the exchange to
 // Config.OnAWSExchange. An exchange whose client went away before the

@@ -111,7 +111,7 @@ func checkAWSModels(t testing.TB, cfg *local.Config) *awsLog {
 		if next != nil {
 			next(ex)
 		}
-		res := models.Check(awsmodel.Exchange(ex))
+		res := models.Check(ex)
 		log.mu.Lock()
 		defer log.mu.Unlock()
 		log.tally.Add(res)

@@ -80,7 +80,14 @@ func Project(t testing.TB, rt *local.Runtime, apiKey string) (string, string) {
 // the runtime's AWS endpoint, region us-east-1, credentials local/local.
 func AWSConfig(t testing.TB, rt *local.Runtime) aws.Config {
 	t.Helper()
-	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(local.Region), config.WithBaseEndpoint(rt.AWSURL),
+	return AWSConfigAt(t, rt.AWSURL)
+}
+
+// AWSConfigAt is that configuration for another AWS endpoint at url (moto's
+// server, in the deploy rehearsal).
+func AWSConfigAt(t testing.TB, url string) aws.Config {
+	t.Helper()
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion(local.Region), config.WithBaseEndpoint(url),
 		config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 	if err != nil {
 		t.Fatal(err)
