@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/infra/testkit/apitest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/webhook"

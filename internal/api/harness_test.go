@@ -9,14 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botix/public-api/infra/functionenv"
+	"github.com/botix/public-api/infra/testkit/functionenv"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
-	"github.com/botix/public-api/infra/apicontract"
-	"github.com/botix/public-api/infra/apitest"
-	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/testkit/apicontract"
+	"github.com/botix/public-api/infra/testkit/apitest"
+	"github.com/botix/public-api/infra/testkit/dynamotest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/store"

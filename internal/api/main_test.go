@@ -3,7 +3,7 @@ package api_test
 import (
 	"testing"
 
-	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/testkit/dynamotest"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }

@@ -10,14 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botix/public-api/infra/functionenv"
+	"github.com/botix/public-api/infra/testkit/functionenv"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/infra/testkit/apitest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/botix/public-api/infra/apitest"
+	"github.com/botix/public-api/infra/testkit/apitest"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/webhook"

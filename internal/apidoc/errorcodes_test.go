@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/botix/public-api/infra/docs"
+	"github.com/botix/public-api/infra/testkit/docs"
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/httpapi"
 )

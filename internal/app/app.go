@@ -1,7 +1,7 @@
 // Package app wires the functions of template.yaml: for each logical id, a
 // builder that reads the function's environment, creates its clients and
 // returns its Lambda handler. The Lambda mains (functions/*/main.go) and
-// the local runtime (infra/local) call the same builders, so what runs
+// the local runtime (infra/run/local) call the same builders, so what runs
 // locally is what deploys.
 package app
 

@@ -23,7 +23,7 @@ import (
 // below return: a package variable's initializer runs when the package is
 // initialized, in every binary that imports it, so every Lambda would link
 // every route's handler. A function is linked only where it is called, by
-// its own main and by internal/app/registry (infra/templatecheck checks
+// its own main and by internal/app/registry (infra/checks/templatecheck checks
 // the binaries).
 
 // CreateContact builds CreateContactFunction: POST /public/v1/contacts.

@@ -18,7 +18,7 @@ import (
 // still being read ("use of closed network connection", aws-sdk-go-v2
 // issue 2737), and the SDK retries a request the service has already
 // carried out: a ReceiveMessage whose lost answer held messages leaves
-// them hidden for their visibility timeout. infra/awsemu's fair-queue
+// them hidden for their visibility timeout. infra/run/awsemu's fair-queue
 // test lost 3 to 5 receives in 120 runs under the race detector before
 // this, none in 240 after. The copy is the size of the request (at most a
 // DynamoDB item or an SQS message batch).

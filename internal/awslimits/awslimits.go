@@ -7,7 +7,7 @@
 //
 // The figures are AWS's as documented in December 2026 (SQS raised its
 // message and batch sizes from 256 KiB to 1 MiB in 2025; the pinned
-// botocore models, infra/awstools, document the new figures).
+// botocore models, infra/tools/awstools, document the new figures).
 package awslimits
 
 import "time"

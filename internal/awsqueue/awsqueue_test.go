@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/botix/public-api/infra/awsemu"
+	"github.com/botix/public-api/infra/run/awsemu"
 	"github.com/botix/public-api/internal/awsenv"
 	"github.com/botix/public-api/internal/awslimits"
 	"github.com/botix/public-api/internal/webhook"

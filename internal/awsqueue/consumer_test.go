@@ -8,7 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/botix/public-api/infra/awsemu"
+	"github.com/botix/public-api/infra/run/awsemu"
 	"github.com/botix/public-api/internal/webhook"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/testkit/dynamotest"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"

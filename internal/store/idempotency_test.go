@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/testkit/dynamotest"
 	"github.com/botix/public-api/internal/idempotency"
 	"github.com/botix/public-api/internal/idempotency/idempotencytest"
 	"github.com/botix/public-api/internal/store"

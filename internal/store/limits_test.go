@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/testkit/dynamotest"
 	"github.com/botix/public-api/internal/api"
 	"github.com/botix/public-api/internal/awslimits"
 	"github.com/botix/public-api/internal/domain"

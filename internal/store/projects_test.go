@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/testkit/dynamotest"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/store"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/botix/public-api/infra/dynamotest"
+	"github.com/botix/public-api/infra/testkit/dynamotest"
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/webhook"

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/botix/public-api/infra/docs"
+	"github.com/botix/public-api/infra/testkit/docs"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/webhook"
 	"github.com/botix/public-api/internal/webhook/webhooktest"

@@ -3,7 +3,7 @@
 // checks compare it with template.yaml and functions/. Lambda mains do not
 // import it, so each binary links only its own function's code: a main
 // calls its builder by name, and the builders are functions that reach
-// only their own route's handler (infra/templatecheck checks the
+// only their own route's handler (infra/checks/templatecheck checks the
 // binaries).
 package registry
 

@@ -1,7 +1,7 @@
 """The Python SDK's conformance runner: ``conformance/run <scenario-id>`` (protocol: sdk/conformance/README.md).
 
 It drives the SDK the way an integrator would and prints what it saw as the
-last line of standard output; the harness (infra/conformance) judges.
+last line of standard output; the harness (infra/e2e/conformance) judges.
 """
 
 from __future__ import annotations

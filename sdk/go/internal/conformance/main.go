@@ -2,7 +2,7 @@
 // list (sdk/conformance): conformance <scenario-id>, the scenario's params
 // as the first line of standard input, the report as the last line of
 // standard output. It drives the SDK as an integrator would and reports
-// what it saw; the harness (infra/conformance) judges.
+// what it saw; the harness (infra/e2e/conformance) judges.
 package main
 
 import (
