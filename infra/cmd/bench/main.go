@@ -39,42 +39,55 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: run under with-dynamodb (make bench)")
 		os.Exit(2)
 	}
+	// The functions' logs go to a file, named with any error: an error
+	// points to them ("attempt not recorded; the queue will retry").
+	logs, err := os.CreateTemp("", "bench-functions-*.log")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	defer logs.Close()
+	bench.Logs = logs
+	fail := func(err error) {
+		fmt.Fprintf(os.Stderr, "bench: %v\nbench: the functions' logs are in %s\n", err, logs.Name())
+	}
+	fmt.Fprintf(os.Stderr, "bench: the functions' logs go to %s\n", logs.Name())
 	ctx := context.Background()
 	if *only == "" || *only == "webhooks" {
 		if err := bench.Webhooks(ctx, endpoint, bench.WebhooksConfig{Events: *events, Pollers: *pollers}, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "noisy" {
 		cfg := bench.NoisyConfig{Flood: *flood, Slow: *slow, Quiet: *quiet, QuietEvery: *quietEvery, Pollers: *pollers}
 		if err := bench.Noisy(ctx, endpoint, cfg, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "flow" {
 		cfg := bench.FlowConfig{Adaptive: *adaptive, AcceptRate: *acceptRate, Recovered: *recovered, Latency: *latency, MaxConcurrency: *maxConcurrency, Pollers: *pollers}
 		if err := bench.Flow(ctx, endpoint, cfg, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "soak" {
 		if err := bench.Soak(ctx, endpoint, bench.SoakConfig{Duration: *soak, Clients: *clients, FailShare: *failShare}, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "price" {
 		if err := bench.Price(ctx, endpoint, bench.PriceConfig{Units: *priceUnits, Pollers: *pricePollers}, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "pagination" {
 		if err := bench.Pagination(ctx, endpoint, bench.PaginationConfig{Contacts: *contacts, Depth: *depth, PageSize: 100, Iterations: *iterations}, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
