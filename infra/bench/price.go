@@ -358,6 +358,7 @@ func printPrices(out io.Writer, p Prices, done []scenario) {
 	row(fmt.Sprintf("Scheduler ($%s per million invocations)", usdPrice(p.Scheduler.Invocations)), usd(func(c Cost) float64 { return c.Scheduler }))
 	row(fmt.Sprintf("API Gateway ($%s per million)", usdPrice(p.APIGateway.Requests)), usd(func(c Cost) float64 { return c.APIGateway }))
 	row("**total**", usd(Cost.Total))
+	row("total of a month's first million on the free tier (the allowances in prices.json)", func(s scenario) string { return fmt.Sprintf("%.2f", p.FreeTierCost(s.usage).Total()) })
 	fprintf(out, "\n")
 	for _, s := range done {
 		fprintf(out, "- %s: %s\n", s.name, s.detail)
