@@ -37,6 +37,9 @@ type PriceConfig struct {
 	// many POSTs the POST scenario makes.
 	Units   int
 	Pollers int
+	// FanOut lists the endpoint counts N of the fan-out scenarios: Units
+	// events, each to N endpoints, priced per event (N = 1 is (a)).
+	FanOut []int
 }
 
 // scenario is one priced workload and what it measured.
@@ -62,11 +65,17 @@ func Price(ctx context.Context, endpoint string, cfg PriceConfig, out io.Writer)
 		return err
 	}
 	var done []scenario
-	for _, run := range []func() (scenario, error){
-		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false) },
-		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, true) },
+	runs := []func() (scenario, error){
+		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false, 1) },
+		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, true, 1) },
 		func() (scenario, error) { return pricePosts(ctx, endpoint, tpl, cfg) },
-	} {
+	}
+	for _, n := range cfg.FanOut {
+		if n > 1 {
+			runs = append(runs, func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false, n) })
+		}
+	}
+	for _, run := range runs {
 		s, err := run()
 		if err != nil {
 			// What finished is printed: a later scenario's failure does not
@@ -239,7 +248,9 @@ func (m *metered) sizes(ctx context.Context) string {
 	return "Item sizes (all items in the tables after the scenario): " + strings.Join(parts, "; ") + "."
 }
 
-func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template, cfg PriceConfig, failFirst bool) (scenario, error) {
+// priceWebhooks prices cfg.Units events, each delivered to endpoints
+// endpoints, per event.
+func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template, cfg PriceConfig, failFirst bool, endpoints int) (scenario, error) {
 	delivered := &webhookIDs{}
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if failFirst && r.Header.Get(webhook.HeaderAttempt) == "1" {
@@ -256,8 +267,10 @@ func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template,
 		return scenario{}, err
 	}
 	defer m.rt.Close()
-	if err := createEndpoint(m.rt.URL, m.seeded.APIKey, receiver.URL+"/hooks"); err != nil {
-		return scenario{}, err
+	for i := range endpoints {
+		if err := createEndpoint(m.rt.URL, m.seeded.APIKey, fmt.Sprintf("%s/hooks/%d", receiver.URL, i)); err != nil {
+			return scenario{}, err
+		}
 	}
 	if err := m.settle(ctx); err != nil {
 		return scenario{}, err
@@ -267,9 +280,9 @@ func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template,
 	if err := writeEvents(ctx, s, m.seeded.Project.ID, cfg.Units); err != nil {
 		return scenario{}, err
 	}
-	for start := time.Now(); delivered.count() < int64(cfg.Units); time.Sleep(20 * time.Millisecond) {
+	for start := time.Now(); delivered.count() < int64(cfg.Units*endpoints); time.Sleep(20 * time.Millisecond) {
 		if time.Since(start) > 10*time.Minute {
-			return scenario{}, fmt.Errorf("price: only %d of %d webhooks delivered in 10 minutes", delivered.count(), cfg.Units)
+			return scenario{}, fmt.Errorf("price: only %d of %d webhooks delivered in 10 minutes", delivered.count(), cfg.Units*endpoints)
 		}
 	}
 	if err := m.settle(ctx); err != nil {
@@ -278,6 +291,9 @@ func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template,
 	name := "(a) webhook, delivered first try"
 	if failFirst {
 		name = "(b) webhook, first attempt 500, retry delivers"
+	}
+	if endpoints > 1 {
+		name = fmt.Sprintf("(d) event to %d endpoints, each delivered first try, per event", endpoints)
 	}
 	return m.usage(ctx, name, cfg.Units), nil
 }

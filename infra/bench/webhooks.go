@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/botix/public-api/infra/dynamotest"
 	"github.com/botix/public-api/infra/local"
 	"github.com/botix/public-api/infra/template"
@@ -138,8 +140,9 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 }
 
 // webhookIDs counts the distinct webhooks a receiver got (by their
-// Webhook-Id, the event's id; one endpoint per project), not its requests:
-// a webhook sent twice (a duplicate the receiver de-duplicates) is one.
+// Webhook-Id, the event's id, and the path of the endpoint they came to),
+// not its requests: a webhook sent twice (a duplicate the receiver
+// de-duplicates) is one.
 type webhookIDs struct {
 	mu   sync.Mutex
 	seen map[string]bool
@@ -151,7 +154,7 @@ func (w *webhookIDs) add(r *http.Request) {
 	if w.seen == nil {
 		w.seen = map[string]bool{}
 	}
-	w.seen[r.Header.Get(webhook.HeaderID)] = true
+	w.seen[r.URL.Path+" "+r.Header.Get(webhook.HeaderID)] = true
 }
 
 func (w *webhookIDs) count() int64 {
@@ -195,7 +198,7 @@ func seedProject(ctx context.Context, rt *local.Runtime, name string) (admin.Res
 
 // createEndpoint subscribes url to every event type through the API.
 func createEndpoint(base, key, url string) error {
-	status, err := post(base, key, "/public/v1/webhook-endpoints", "01JDQ7X3ZV8N5W2K4R6T9Y1B3Z", `{"url":"`+url+`","events":["*"]}`)
+	status, err := post(base, key, "/public/v1/webhook-endpoints", uuid.NewString(), `{"url":"`+url+`","events":["*"]}`)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/botix/public-api/infra/bench"
@@ -22,6 +24,7 @@ func main() {
 	clients := flag.Int("clients", 16, "concurrent clients of the soak")
 	failShare := flag.Float64("fail", 0.2, "share of webhook requests the soak's receiver fails")
 	priceUnits := flag.Int("price-units", 1000, "webhooks per webhook scenario and POSTs of the price benchmark")
+	fanOut := flag.String("price-fanout", "3,10", "endpoint counts of the price benchmark's fan-out scenarios (an event to N endpoints, priced per event; N = 1 is its first scenario)")
 	pricePollers := flag.Int("price-pollers", 2, "concurrent deliver invocations of the price benchmark (few, so that DynamoDB Local's queueing inflates the billed duration less)")
 	flood := flag.Int("flood", 10000, "events of the noisy-neighbour benchmark's flooding project")
 	slow := flag.Duration("slow", 200*time.Millisecond, "how long the flooding project's receiver takes per request")
@@ -80,7 +83,7 @@ func main() {
 		}
 	}
 	if *only == "" || *only == "price" {
-		if err := bench.Price(ctx, endpoint, bench.PriceConfig{Units: *priceUnits, Pollers: *pricePollers}, os.Stdout); err != nil {
+		if err := bench.Price(ctx, endpoint, bench.PriceConfig{Units: *priceUnits, Pollers: *pricePollers, FanOut: counts(*fanOut)}, os.Stdout); err != nil {
 			fail(err)
 			os.Exit(1)
 		}
@@ -91,4 +94,16 @@ func main() {
 			os.Exit(1)
 		}
 	}
+}
+
+// counts reads a comma-separated list of counts ("3,10"); what is not a
+// positive count is left out.
+func counts(list string) []int {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
