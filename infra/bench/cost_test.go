@@ -183,7 +183,7 @@ func TestTheREADMENamesThePriceTable(t *testing.T) {
 // The operators' guide's cost model states, per path, the counts the price
 // bench measured and what they cost per million at list prices and on the
 // free tier: each price is recomputed here from its row's counts and
-// prices.json (to the cent), so a count, a price or the table cannot
+// prices.json (to the cent, the counts being rounded), so a count, a price or the table cannot
 // change alone. The hosted peers' prices are stated with their source and
 // date.
 func TestTheCostModelPricesItsCounts(t *testing.T) {
@@ -224,17 +224,17 @@ func TestTheCostModelPricesItsCounts(t *testing.T) {
 		u := Usage{Units: million, WriteUnits: n[0] * million, ReadUnits: n[1] * million, LambdaRequests: int(math.Round(n[2] * million)),
 			GBSeconds: n[3] * million, SQSRequests: int(math.Round(n[4] * million)), SchedulerInvocations: int(math.Round(n[5] * million)), APIRequests: int(math.Round(n[6] * million))}
 		t.Run(cells[0], func(t *testing.T) {
-			if got := p.Cost(u).Total(); math.Abs(got-n[7]) > 0.0051 {
+			if got := p.Cost(u).Total(); math.Abs(got-n[7]) > 0.011 {
 				t.Errorf("at list prices the counts cost %.2f per million; the guide says %.2f", got, n[7])
 			}
-			if got := p.FreeTierCost(u).Total(); math.Abs(got-n[8]) > 0.0051 {
+			if got := p.FreeTierCost(u).Total(); math.Abs(got-n[8]) > 0.011 {
 				t.Errorf("on the free tier the counts cost %.2f per million; the guide says %.2f", got, n[8])
 			}
 		})
 		rows++
 	}
-	if rows < 3 {
-		t.Errorf("the cost model prices %d paths; the price bench measures 3", rows)
+	if rows < 5 {
+		t.Errorf("the cost model prices %d paths; the price bench measures 5", rows)
 	}
 	for _, peer := range []string{"| Svix | 100 |", "| Hookdeck | 10, down to 3.30 at volume |"} {
 		if !strings.Contains(model, peer) {

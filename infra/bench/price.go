@@ -334,7 +334,7 @@ func pricePosts(ctx context.Context, endpoint string, tpl *template.Template, cf
 }
 
 func printPrices(out io.Writer, p Prices, done []scenario) {
-	fprintf(out, "\n## Price: AWS on-demand list price per million webhooks and POSTs (%s, prices taken %s, infra/bench/prices.json; free tiers ignored)\n\n", p.Region, p.Taken)
+	fprintf(out, "\n## Price: AWS on-demand list price per million webhooks and POSTs (%s, prices taken %s, infra/bench/prices.json; free tiers ignored but in the last row)\n\n", p.Region, p.Taken)
 	fprintf(out, "%d units per scenario. (a) and (b) count from the stream onward (dispatch, deliver, queues, scheduler), not the API call that wrote the event. Lambda duration is this machine's: DynamoDB Local, and a receiver on loopback that answers at once (a real receiver's latency adds to the deliver function's GB-s).\n\n", done[0].usage.Units)
 	header := "|"
 	rule := "| --- |"
