@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"time"
 
@@ -49,6 +50,28 @@ type deliveryItem struct {
 	RecoveredAt    int64  `dynamodbav:"recovered_at,omitempty"`     // epoch ms
 	RecoveryID     string `dynamodbav:"recovery_id,omitempty"`
 	ExpiresAt      int64  `dynamodbav:"expires_at"`
+}
+
+// deliveryNotListed are the delivery attributes the list indexes (gsi1,
+// gsi2) do not copy: the payload, read with one delivery, and the claim
+// and TTL, which no list shows. Leaving them out makes a claim write the
+// item alone and a status change write small index items.
+var deliveryNotListed = map[string]bool{"payload": true, "claim_token": true, "claim_expires_at": true, "expires_at": true}
+
+// DeliveryListAttributes are the non-key attributes the delivery list
+// indexes must project (INCLUDE in template.yaml): every attribute of a
+// delivery item but its keys and deliveryNotListed.
+func DeliveryListAttributes() []string {
+	var out []string
+	t := reflect.TypeFor[deliveryItem]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("dynamodbav"), ",")
+		if deliveryNotListed[name] || name == attrPK || name == attrSK || strings.HasPrefix(name, "gsi") {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
 }
 
 func (it deliveryItem) delivery() webhook.Delivery {

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -405,6 +406,29 @@ func TestTablesMatchTheCode(t *testing.T) {
 			if !have[ix] {
 				t.Errorf("%s has no index %s, which the code queries", table, ix)
 			}
+		}
+	}
+}
+
+// The delivery list indexes copy what a list decodes and no more
+// (issue 36): an attribute the store adds to a delivery and the template
+// leaves out would be missing from lists; one copied besides (the
+// payload, the claim) would cost index writes on every claim.
+func TestDeliveryListIndexesProjectWhatTheListReads(t *testing.T) {
+	tpl, _ := load(t)
+	tables, err := tpl.Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := store.DeliveryListAttributes()
+	slices.Sort(want)
+	for _, ix := range tables["DeliveriesTable"].Indexes {
+		if ix.Name != store.IndexGSI1 && ix.Name != store.IndexGSI2 {
+			continue
+		}
+		have := slices.Sorted(slices.Values(ix.NonKeyAttributes))
+		if ix.ProjectionType != "INCLUDE" || !slices.Equal(have, want) {
+			t.Errorf("DeliveriesTable %s projects %s %v; the list reads %v", ix.Name, ix.ProjectionType, have, want)
 		}
 	}
 }

@@ -62,7 +62,7 @@ func createTable(ctx context.Context, db *dynamodb.Client, name string, tb templ
 	for _, ix := range tb.Indexes {
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName: aws.String(ix.Name), KeySchema: keySchema(ix.Key),
-			Projection: &types.Projection{ProjectionType: types.ProjectionType(ix.ProjectionType)},
+			Projection: &types.Projection{ProjectionType: types.ProjectionType(ix.ProjectionType), NonKeyAttributes: ix.NonKeyAttributes},
 		})
 	}
 	if tb.StreamView != "" {

@@ -141,6 +141,9 @@ type Index struct {
 	Name           string
 	Key            []KeyElement
 	ProjectionType string
+	// NonKeyAttributes are the attributes an INCLUDE projection copies
+	// besides the keys.
+	NonKeyAttributes []string
 }
 
 // Table is an AWS::DynamoDB::Table.
@@ -166,7 +169,12 @@ func (t *Template) Tables() (map[string]Table, error) {
 		}
 		for _, g := range asSlice(p["GlobalSecondaryIndexes"]) {
 			m := asMap(g)
-			tb.Indexes = append(tb.Indexes, Index{Name: asString(m["IndexName"]), Key: keySchema(m["KeySchema"]), ProjectionType: asString(asMap(m["Projection"])["ProjectionType"])})
+			projection := asMap(m["Projection"])
+			ix := Index{Name: asString(m["IndexName"]), Key: keySchema(m["KeySchema"]), ProjectionType: asString(projection["ProjectionType"])}
+			for _, a := range asSlice(projection["NonKeyAttributes"]) {
+				ix.NonKeyAttributes = append(ix.NonKeyAttributes, asString(a))
+			}
+			tb.Indexes = append(tb.Indexes, ix)
 		}
 		if ttl := asMap(p["TimeToLiveSpecification"]); ttl["Enabled"] == true {
 			tb.TTLAttribute = asString(ttl["AttributeName"])

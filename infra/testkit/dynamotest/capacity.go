@@ -30,6 +30,9 @@ type Capacity struct {
 	read, write float64
 	rejected    int
 	byOp        map[string]float64
+	// byPlace holds the write units by where they were spent: "<table>"
+	// or "<table>/<index>", a transaction's table units doubled.
+	byPlace map[string]float64
 }
 
 // Option installs the counter on a DynamoDB client.
@@ -53,6 +56,7 @@ func (c *Capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 	if transactions[op] {
 		units += table
 	}
+	places := consumedPlaces(out.Result, transactions[op])
 	var conditional *types.ConditionalCheckFailedException
 	rejected := errors.As(err, &conditional)
 	c.mu.Lock()
@@ -67,6 +71,12 @@ func (c *Capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 	c.byOp[op] += units
 	if writes[op] {
 		c.write += units
+		if c.byPlace == nil {
+			c.byPlace = map[string]float64{}
+		}
+		for place, u := range places {
+			c.byPlace[place] += u
+		}
 	} else {
 		c.read += units
 	}
@@ -98,20 +108,7 @@ func askCapacity(input any) (params any, ok bool) {
 // ConsumedCapacity, or one per table for batches and transactions): all
 // of them, and those of the tables themselves (indexes excluded).
 func consumedUnits(result any) (units, table float64) {
-	v := reflect.ValueOf(result)
-	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return 0, 0
-	}
-	var all []types.ConsumedCapacity
-	switch cc := v.Elem().FieldByName("ConsumedCapacity"); {
-	case !cc.IsValid():
-	case cc.Type() == reflect.TypeOf(&types.ConsumedCapacity{}):
-		if c, _ := cc.Interface().(*types.ConsumedCapacity); c != nil {
-			all = append(all, *c)
-		}
-	case cc.Type() == reflect.TypeOf([]types.ConsumedCapacity{}):
-		all = cc.Interface().([]types.ConsumedCapacity)
-	}
+	all := capacities(result)
 	for _, c := range all {
 		units += aws.ToFloat64(c.CapacityUnits)
 		if c.Table != nil {
@@ -121,6 +118,60 @@ func consumedUnits(result any) (units, table float64) {
 		}
 	}
 	return units, table
+}
+
+// capacities returns an output's ConsumedCapacity (one, or one per table
+// for batches and transactions).
+func capacities(result any) []types.ConsumedCapacity {
+	v := reflect.ValueOf(result)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return nil
+	}
+	switch cc := v.Elem().FieldByName("ConsumedCapacity"); {
+	case !cc.IsValid():
+	case cc.Type() == reflect.TypeOf(&types.ConsumedCapacity{}):
+		if c, _ := cc.Interface().(*types.ConsumedCapacity); c != nil {
+			return []types.ConsumedCapacity{*c}
+		}
+	case cc.Type() == reflect.TypeOf([]types.ConsumedCapacity{}):
+		return cc.Interface().([]types.ConsumedCapacity)
+	}
+	return nil
+}
+
+// consumedPlaces splits an output's units by table and index (named
+// "<table>" and "<table>/<index>"), a transaction's table units doubled.
+func consumedPlaces(result any, transaction bool) map[string]float64 {
+	all := capacities(result)
+	out := map[string]float64{}
+	for _, c := range all {
+		name := aws.ToString(c.TableName)
+		table := aws.ToFloat64(c.CapacityUnits)
+		if c.Table != nil {
+			table = aws.ToFloat64(c.Table.CapacityUnits)
+		}
+		for index, ic := range c.GlobalSecondaryIndexes {
+			out[name+"/"+index] += aws.ToFloat64(ic.CapacityUnits)
+		}
+		if transaction {
+			table *= 2
+		}
+		out[name] += table
+	}
+	return out
+}
+
+// ByPlace returns the write units spent on each table ("<table>") and
+// index ("<table>/<index>"), a transaction's table units doubled; a
+// rejected conditional write is in Rejected, not here.
+func (c *Capacity) ByPlace() map[string]float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]float64, len(c.byPlace))
+	for k, v := range c.byPlace {
+		out[k] = v
+	}
+	return out
 }
 
 // Units returns the read and write request units consumed so far.
@@ -153,6 +204,6 @@ func (c *Capacity) ByOperation() map[string]float64 {
 // Reset forgets what was counted.
 func (c *Capacity) Reset() {
 	c.mu.Lock()
-	c.read, c.write, c.rejected, c.byOp = 0, 0, 0, nil
+	c.read, c.write, c.rejected, c.byOp, c.byPlace = 0, 0, 0, nil, nil
 	c.mu.Unlock()
 }

@@ -25,6 +25,19 @@ import (
 	"github.com/botix/public-api/internal/store"
 )
 
+// Logs receives the functions' logs of every step (JSON lines); nil
+// discards them. The bench command writes them to a file and names it in
+// its errors, which point to what the functions logged.
+var Logs io.Writer
+
+// functionLogger is the logger the steps give the functions: to Logs.
+func functionLogger() *slog.Logger {
+	if Logs == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewJSONHandler(Logs, nil))
+}
+
 // env is a fresh project over fresh tables in DynamoDB Local.
 type env struct {
 	tables  store.Tables
@@ -67,7 +80,7 @@ func newEnv(ctx context.Context, endpoint string) (*env, error) {
 }
 
 func (e *env) build(ctx context.Context, b app.Builder[app.HTTPHandler], calls *dynamotest.Calls) (app.HTTPHandler, error) {
-	return b(ctx, func(k string) string { return e.vars[k] }, app.WithDynamoDB(calls.Option()), app.WithLogger(slog.New(slog.DiscardHandler)))
+	return b(ctx, func(k string) string { return e.vars[k] }, app.WithDynamoDB(calls.Option()), app.WithLogger(functionLogger()))
 }
 
 func (e *env) get(route, path, query string) events.APIGatewayV2HTTPRequest {

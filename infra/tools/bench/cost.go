@@ -49,6 +49,14 @@ type Prices struct {
 		APIType  string  `json:"api_type"`
 		Requests float64 `json:"requests_per_million"`
 	} `json:"api_gateway"`
+	FreeTier struct {
+		Source               string  `json:"source"`
+		LambdaRequests       float64 `json:"lambda_requests_millions"`
+		LambdaGBSeconds      float64 `json:"lambda_gb_seconds"`
+		SQSRequests          float64 `json:"sqs_requests_millions"`
+		SchedulerInvocations float64 `json:"scheduler_invocations_millions"`
+		APIGatewayRequests   float64 `json:"api_gateway_requests_millions"`
+	} `json:"free_tier"`
 }
 
 // LoadPrices reads the embedded price table.
@@ -71,6 +79,7 @@ func ParsePrices(b []byte) (Prices, error) {
 		"lambda.source": p.Lambda.Source, "lambda.architecture": p.Lambda.Architecture,
 		"sqs.source": p.SQS.Source, "sqs.queue_type": p.SQS.QueueType,
 		"scheduler.source": p.Scheduler.Source, "api_gateway.source": p.APIGateway.Source, "api_gateway.api_type": p.APIGateway.APIType,
+		"free_tier.source": p.FreeTier.Source,
 	} {
 		if v == "" {
 			missing = append(missing, fmt.Errorf("prices: %s is missing", name))
@@ -126,6 +135,25 @@ func (p Prices) Cost(u Usage) Cost {
 		Scheduler:      per(float64(u.SchedulerInvocations)) * p.Scheduler.Invocations,
 		APIGateway:     per(float64(u.APIRequests)) * p.APIGateway.Requests,
 	}
+}
+
+// FreeTierCost prices the first million units of a month on an account
+// whose free tier is otherwise unused: each line's allowance comes off the
+// million units' counts first (DynamoDB on-demand has none).
+func (p Prices) FreeTierCost(u Usage) Cost {
+	if u.Units <= 0 {
+		return Cost{}
+	}
+	per := func(n float64) float64 { return n / float64(u.Units) }
+	over := func(millions, free float64) float64 { return max(0, millions-free) }
+	f := p.FreeTier
+	c := p.Cost(u)
+	c.LambdaRequests = over(per(float64(u.LambdaRequests)), f.LambdaRequests) * p.Lambda.Requests
+	c.LambdaDuration = over(per(u.GBSeconds)*1e6, f.LambdaGBSeconds) * p.Lambda.GBSecond
+	c.SQS = over(per(float64(u.SQSRequests)), f.SQSRequests) * p.SQS.Requests
+	c.Scheduler = over(per(float64(u.SchedulerInvocations)), f.SchedulerInvocations) * p.Scheduler.Invocations
+	c.APIGateway = over(per(float64(u.APIRequests)), f.APIGatewayRequests) * p.APIGateway.Requests
+	return c
 }
 
 // GBSeconds is Lambda's billed compute of billedMS milliseconds at

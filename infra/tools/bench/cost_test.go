@@ -44,6 +44,30 @@ func TestCostPerMillionUnits(t *testing.T) {
 	}
 }
 
+func TestFreeTierCost(t *testing.T) {
+	p := testPrices()
+	p.FreeTier.LambdaRequests, p.FreeTier.LambdaGBSeconds, p.FreeTier.SQSRequests = 1, 400000, 1
+	p.FreeTier.SchedulerInvocations, p.FreeTier.APIGatewayRequests = 14, 1
+	cases := []struct {
+		name  string
+		usage Usage
+		want  Cost
+	}{
+		{"DynamoDB has no free tier", Usage{Units: 1, WriteUnits: 2}, Cost{DynamoDB: 1.25}},
+		{"within every allowance the rest is free", Usage{Units: 10, LambdaRequests: 5, SQSRequests: 10, SchedulerInvocations: 10, APIRequests: 10, GBSeconds: 1}, Cost{}},
+		{"past an allowance only the excess is billed", Usage{Units: 1, SQSRequests: 3, LambdaRequests: 2}, Cost{SQS: 0.80, LambdaRequests: 0.20}},
+		{"GB-seconds past 400,000 in a million units", Usage{Units: 1, GBSeconds: 0.5}, Cost{LambdaDuration: 100000 * 0.0000133334}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := p.FreeTierCost(c.usage)
+			if !near(got.Total(), c.want.Total()) || !near(got.DynamoDB, c.want.DynamoDB) || !near(got.SQS, c.want.SQS) || !near(got.LambdaDuration, c.want.LambdaDuration) {
+				t.Errorf("free tier cost = %+v, want %+v", got, c.want)
+			}
+		})
+	}
+}
+
 func TestGBSeconds(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -77,6 +101,7 @@ func TestThePriceFileHasEveryPrice(t *testing.T) {
 		"sqs.requests_per_million", "sqs.queue_type",
 		"scheduler.invocations_per_million",
 		"api_gateway.requests_per_million", "api_gateway.api_type",
+		"free_tier.source",
 	} {
 		t.Run("without "+key+" the file is refused", func(t *testing.T) {
 			var doc map[string]any
@@ -152,5 +177,74 @@ func TestTheREADMENamesThePriceTable(t *testing.T) {
 	want := fmt.Sprintf("`infra/tools/bench/prices.json`** (%s, taken %s;", p.Region, p.Taken)
 	if !strings.Contains(docs.Read(t, docs.Contributors), want) {
 		t.Errorf("%s does not name the price table as %q", docs.Contributors, want)
+	}
+}
+
+// The operators' guide's cost model states, per path, the counts the price
+// bench measured and what they cost per million at list prices and on the
+// free tier: each price is recomputed here from its row's counts and
+// prices.json (to the cent, the counts being rounded), so a count, a price or the table cannot
+// change alone. The hosted peers' prices are stated with their source and
+// date.
+func TestTheCostModelPricesItsCounts(t *testing.T) {
+	p, err := LoadPrices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := docs.Read(t, docs.Operators)
+	_, model, ok := strings.Cut(doc, "\n## Cost model\n")
+	if !ok {
+		t.Fatalf("%s has no Cost model section", docs.Operators)
+	}
+	model, _, _ = strings.Cut(model, "\n## ")
+	const header = "| path | DynamoDB write units | DynamoDB read units | Lambda invocations | Lambda GB-s | SQS requests | Scheduler invocations | API Gateway requests | USD per million, list prices | USD per million, a month's first million on the free tier |"
+	_, table, ok := strings.Cut(model, header+"\n")
+	if !ok {
+		t.Fatalf("the cost model has no table headed %q", header)
+	}
+	rows := 0
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "| ") {
+			break
+		}
+		if strings.HasPrefix(line, "| ---") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 10 {
+			t.Fatalf("row %q has %d cells, want 10", line, len(cells))
+		}
+		var n [9]float64
+		for i, c := range cells[1:] {
+			if _, err := fmt.Sscanf(strings.Trim(c, "*"), "%g", &n[i]); err != nil {
+				t.Fatalf("row %q, cell %q: %v", cells[0], c, err)
+			}
+		}
+		const million = 1000000
+		u := Usage{Units: million, WriteUnits: n[0] * million, ReadUnits: n[1] * million, LambdaRequests: int(math.Round(n[2] * million)),
+			GBSeconds: n[3] * million, SQSRequests: int(math.Round(n[4] * million)), SchedulerInvocations: int(math.Round(n[5] * million)), APIRequests: int(math.Round(n[6] * million))}
+		t.Run(cells[0], func(t *testing.T) {
+			if got := p.Cost(u).Total(); math.Abs(got-n[7]) > 0.011 {
+				t.Errorf("at list prices the counts cost %.2f per million; the guide says %.2f", got, n[7])
+			}
+			if got := p.FreeTierCost(u).Total(); math.Abs(got-n[8]) > 0.011 {
+				t.Errorf("on the free tier the counts cost %.2f per million; the guide says %.2f", got, n[8])
+			}
+		})
+		rows++
+	}
+	if rows < 5 {
+		t.Errorf("the cost model prices %d paths; the price bench measures 5", rows)
+	}
+	for _, peer := range []string{"| Svix | 100 |", "| Hookdeck | 10, down to 3.30 at volume |"} {
+		if !strings.Contains(model, peer) {
+			t.Errorf("the cost model does not state %q", peer)
+		}
+	}
+	if !strings.Contains(model, "pricing pages, 2026-12-01") {
+		t.Error("the cost model does not name the peers' source and date (their pricing pages, 2026-12-01)")
+	}
+	if !strings.Contains(model, "go run ./infra/run/with-dynamodb -- go run ./infra/tools/cmd/bench -only price") {
+		t.Error("the cost model does not name the command that measures it")
 	}
 }

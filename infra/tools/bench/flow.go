@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -71,7 +70,7 @@ func flowRuntime(ctx context.Context, endpoint string, tpl *template.Template, p
 	rt, err := local.Start(ctx, local.Config{
 		Template: tpl, DynamoDBEndpoint: endpoint, TablePrefix: dynamotest.UniquePrefix(),
 		Env: map[string]string{app.EnvAllowLoopback: "true"}, Parameters: params, QueuePollers: pollers,
-		Options:         []app.Option{app.WithLogger(slog.New(slog.DiscardHandler))},
+		Options:         []app.Option{app.WithLogger(functionLogger())},
 		FunctionOptions: map[string][]app.Option{"DeliverFunction": {app.WithDynamoDB(calls.Option())}},
 	})
 	return rt, calls, err

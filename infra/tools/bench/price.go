@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dynamotypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -36,6 +37,9 @@ type PriceConfig struct {
 	// many POSTs the POST scenario makes.
 	Units   int
 	Pollers int
+	// FanOut lists the endpoint counts N of the fan-out scenarios: Units
+	// events, each to N endpoints, priced per event (N = 1 is (a)).
+	FanOut []int
 }
 
 // scenario is one priced workload and what it measured.
@@ -61,13 +65,24 @@ func Price(ctx context.Context, endpoint string, cfg PriceConfig, out io.Writer)
 		return err
 	}
 	var done []scenario
-	for _, run := range []func() (scenario, error){
-		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false) },
-		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, true) },
+	runs := []func() (scenario, error){
+		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false, 1) },
+		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, true, 1) },
 		func() (scenario, error) { return pricePosts(ctx, endpoint, tpl, cfg) },
-	} {
+	}
+	for _, n := range cfg.FanOut {
+		if n > 1 {
+			runs = append(runs, func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false, n) })
+		}
+	}
+	for _, run := range runs {
 		s, err := run()
 		if err != nil {
+			// What finished is printed: a later scenario's failure does not
+			// take the earlier ones' counts with it.
+			if len(done) > 0 {
+				printPrices(out, prices, done)
+			}
 			return err
 		}
 		done = append(done, s)
@@ -93,7 +108,7 @@ func startMetered(ctx context.Context, endpoint string, tpl *template.Template, 
 	rt, err := local.Start(ctx, local.Config{
 		Template: tpl, DynamoDBEndpoint: endpoint, TablePrefix: dynamotest.UniquePrefix(), Env: env, QueuePollers: pollers, Meter: m.meter,
 		Options: []app.Option{
-			app.WithLogger(slog.New(slog.DiscardHandler)), app.WithDynamoDB(m.dynamo.Option()),
+			app.WithLogger(functionLogger()), app.WithDynamoDB(m.dynamo.Option()),
 			app.WithSQS(func(o *sqs.Options) { o.APIOptions = append(o.APIOptions, m.sqs.count) }),
 			app.WithScheduler(func(o *scheduler.Options) { o.APIOptions = append(o.APIOptions, m.sched.count) }),
 		},
@@ -173,17 +188,76 @@ func (m *metered) usage(ctx context.Context, name string, units int) scenario {
 	sort.Strings(ops)
 	detail := fmt.Sprintf("DynamoDB request units per unit (transactions' table units doubled): %s. Lambda invocations per unit: %s. SQS requests per unit: functions %s (%s), Lambda's pollers %s receives (%s of them empty) + %s DeleteMessageBatch, Scheduler targets %s. CreateSchedule calls per unit: %s (not billed). DynamoDB writes rejected by their condition: %d.",
 		strings.Join(ops, ", "), strings.Join(fns, ", "), per(m.sqs.billedRequests()), m.sqs.summary(), per(r.Receives), per(r.EmptyReceives), per(r.DeleteBatches), per(u.SchedulerInvocations), per(created), m.dynamo.Rejected())
-	return scenario{name: name, usage: u, detail: detail}
+	return scenario{name: name, usage: u, detail: detail + " " + m.places(units) + " " + m.sizes(ctx)}
 }
 
-func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template, cfg PriceConfig, failFirst bool) (scenario, error) {
-	var delivered atomic.Int64
+// places prints the write units per unit spent on each table and index,
+// named as template.yaml names them.
+func (m *metered) places(units int) string {
+	logical := map[string]string{}
+	for id, name := range m.rt.Tables() {
+		logical[name] = id
+	}
+	var parts []string
+	for place, v := range m.dynamo.ByPlace() {
+		table, index, _ := strings.Cut(place, "/")
+		name := logical[table]
+		if index != "" {
+			name += "/" + index
+		}
+		parts = append(parts, fmt.Sprintf("%s %.2f", name, v/float64(units)))
+	}
+	sort.Strings(parts)
+	return "Write units per unit by table and index: " + strings.Join(parts, ", ") + "."
+}
+
+// sizes prints the size of each kind of item (its entity attribute) the
+// scenario left in the tables: count, mean and largest bytes as DynamoDB
+// bills them (one write unit per started KB).
+func (m *metered) sizes(ctx context.Context) string {
+	type stat struct{ n, sum, max int }
+	stats := map[string]*stat{}
+	for id, table := range m.rt.Tables() {
+		p := dynamodb.NewScanPaginator(m.rt.DynamoDB(), &dynamodb.ScanInput{TableName: aws.String(table)})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return "Item sizes: " + err.Error() + "."
+			}
+			for _, item := range page.Items {
+				entity := "?"
+				if e, ok := item["entity"].(*dynamotypes.AttributeValueMemberS); ok {
+					entity = e.Value
+				}
+				k := id + " " + entity
+				if stats[k] == nil {
+					stats[k] = &stat{}
+				}
+				size := dynamotest.ItemSize(item)
+				stats[k].n++
+				stats[k].sum += size
+				stats[k].max = max(stats[k].max, size)
+			}
+		}
+	}
+	var parts []string
+	for k, st := range stats {
+		parts = append(parts, fmt.Sprintf("%s: %d items, mean %d B, largest %d B", k, st.n, st.sum/st.n, st.max))
+	}
+	sort.Strings(parts)
+	return "Item sizes (all items in the tables after the scenario): " + strings.Join(parts, "; ") + "."
+}
+
+// priceWebhooks prices cfg.Units events, each delivered to endpoints
+// endpoints, per event.
+func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template, cfg PriceConfig, failFirst bool, endpoints int) (scenario, error) {
+	delivered := &webhookIDs{}
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if failFirst && r.Header.Get(webhook.HeaderAttempt) == "1" {
 			w.WriteHeader(http.StatusInternalServerError)
 			return
 		}
-		delivered.Add(1)
+		delivered.add(r)
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer receiver.Close()
@@ -193,8 +267,10 @@ func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template,
 		return scenario{}, err
 	}
 	defer m.rt.Close()
-	if err := createEndpoint(m.rt.URL, m.seeded.APIKey, receiver.URL+"/hooks"); err != nil {
-		return scenario{}, err
+	for i := range endpoints {
+		if err := createEndpoint(m.rt.URL, m.seeded.APIKey, fmt.Sprintf("%s/hooks/%d", receiver.URL, i)); err != nil {
+			return scenario{}, err
+		}
 	}
 	if err := m.settle(ctx); err != nil {
 		return scenario{}, err
@@ -204,9 +280,9 @@ func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template,
 	if err := writeEvents(ctx, s, m.seeded.Project.ID, cfg.Units); err != nil {
 		return scenario{}, err
 	}
-	for start := time.Now(); delivered.Load() < int64(cfg.Units); time.Sleep(20 * time.Millisecond) {
+	for start := time.Now(); delivered.count() < int64(cfg.Units*endpoints); time.Sleep(20 * time.Millisecond) {
 		if time.Since(start) > 10*time.Minute {
-			return scenario{}, fmt.Errorf("price: only %d of %d webhooks delivered in 10 minutes", delivered.Load(), cfg.Units)
+			return scenario{}, fmt.Errorf("price: only %d of %d webhooks delivered in 10 minutes", delivered.count(), cfg.Units*endpoints)
 		}
 	}
 	if err := m.settle(ctx); err != nil {
@@ -215,6 +291,9 @@ func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template,
 	name := "(a) webhook, delivered first try"
 	if failFirst {
 		name = "(b) webhook, first attempt 500, retry delivers"
+	}
+	if endpoints > 1 {
+		name = fmt.Sprintf("(d) event to %d endpoints, each delivered first try, per event", endpoints)
 	}
 	return m.usage(ctx, name, cfg.Units), nil
 }
@@ -255,7 +334,7 @@ func pricePosts(ctx context.Context, endpoint string, tpl *template.Template, cf
 }
 
 func printPrices(out io.Writer, p Prices, done []scenario) {
-	fprintf(out, "\n## Price: AWS on-demand list price per million webhooks and POSTs (%s, prices taken %s, infra/tools/bench/prices.json; free tiers ignored)\n\n", p.Region, p.Taken)
+	fprintf(out, "\n## Price: AWS on-demand list price per million webhooks and POSTs (%s, prices taken %s, infra/tools/bench/prices.json; free tiers ignored but in the last row)\n\n", p.Region, p.Taken)
 	fprintf(out, "%d units per scenario. (a) and (b) count from the stream onward (dispatch, deliver, queues, scheduler), not the API call that wrote the event. Lambda duration is this machine's: DynamoDB Local, and a receiver on loopback that answers at once (a real receiver's latency adds to the deliver function's GB-s).\n\n", done[0].usage.Units)
 	header := "|"
 	rule := "| --- |"
@@ -295,6 +374,7 @@ func printPrices(out io.Writer, p Prices, done []scenario) {
 	row(fmt.Sprintf("Scheduler ($%s per million invocations)", usdPrice(p.Scheduler.Invocations)), usd(func(c Cost) float64 { return c.Scheduler }))
 	row(fmt.Sprintf("API Gateway ($%s per million)", usdPrice(p.APIGateway.Requests)), usd(func(c Cost) float64 { return c.APIGateway }))
 	row("**total**", usd(Cost.Total))
+	row("total of a month's first million on the free tier (the allowances in prices.json)", func(s scenario) string { return fmt.Sprintf("%.2f", p.FreeTierCost(s.usage).Total()) })
 	fprintf(out, "\n")
 	for _, s := range done {
 		fprintf(out, "- %s: %s\n", s.name, s.detail)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -92,7 +91,7 @@ func Soak(ctx context.Context, endpoint string, cfg SoakConfig, out io.Writer) e
 		Env:          map[string]string{app.EnvAllowLoopback: "true"},
 		Parameters:   map[string]string{"WebhookRetrySchedule": "1s,1s,2s,2s"},
 		QueuePollers: 8,
-		Options:      []app.Option{app.WithLogger(slog.New(slog.DiscardHandler))},
+		Options:      []app.Option{app.WithLogger(functionLogger())},
 	})
 	if err != nil {
 		return err

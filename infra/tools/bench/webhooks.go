@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/botix/public-api/infra/run/local"
 	"github.com/botix/public-api/infra/run/template"
@@ -38,9 +40,9 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 	if err != nil {
 		return err
 	}
-	var received atomic.Int64
+	received := &webhookIDs{}
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		received.Add(1)
+		received.add(r)
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer receiver.Close()
@@ -49,7 +51,7 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 		Template: tpl, DynamoDBEndpoint: endpoint, TablePrefix: dynamotest.UniquePrefix(),
 		Env:          map[string]string{app.EnvAllowLoopback: "true"},
 		QueuePollers: cfg.Pollers,
-		Options:      []app.Option{app.WithLogger(slog.New(slog.DiscardHandler))},
+		Options:      []app.Option{app.WithLogger(functionLogger())},
 		FunctionOptions: map[string][]app.Option{
 			"DeliverFunction":  {app.WithDynamoDB(deliverCalls.Option())},
 			"DispatchFunction": {app.WithDynamoDB(dispatchCalls.Option())},
@@ -87,7 +89,7 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 	fprintf(out, "| measure | one project's flood (bulk lane) | %d events of each of %d projects (delivery queue) |\n| --- | --- | --- |\n", webhook.BulkAfter, len(many))
 	type result struct{ rate, deliver, dispatch, share, written, elapsed string }
 	run := func(projects []string) (result, error) {
-		received.Store(0)
+		received.reset()
 		deliverCalls.Reset()
 		dispatchCalls.Reset()
 		per := (cfg.Events + len(projects) - 1) / len(projects)
@@ -100,9 +102,9 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 			left -= min(per, left)
 		}
 		written := time.Since(start)
-		for received.Load() < int64(cfg.Events) {
+		for received.count() < int64(cfg.Events) {
 			if time.Since(start) > 10*time.Minute {
-				return result{}, fmt.Errorf("only %d of %d webhooks arrived in 10 minutes", received.Load(), cfg.Events)
+				return result{}, fmt.Errorf("only %d of %d webhooks arrived in 10 minutes", received.count(), cfg.Events)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -137,6 +139,36 @@ func Webhooks(ctx context.Context, endpoint string, cfg WebhooksConfig, out io.W
 	return nil
 }
 
+// webhookIDs counts the distinct webhooks a receiver got (by their
+// Webhook-Id, the event's id, and the path of the endpoint they came to),
+// not its requests: a webhook sent twice (a duplicate the receiver
+// de-duplicates) is one.
+type webhookIDs struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (w *webhookIDs) add(r *http.Request) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.seen == nil {
+		w.seen = map[string]bool{}
+	}
+	w.seen[r.URL.Path+" "+r.Header.Get(webhook.HeaderID)] = true
+}
+
+func (w *webhookIDs) count() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return int64(len(w.seen))
+}
+
+func (w *webhookIDs) reset() {
+	w.mu.Lock()
+	w.seen = nil
+	w.mu.Unlock()
+}
+
 func countOps(ops []string) string {
 	counts := map[string]int{}
 	var order []string
@@ -166,7 +198,7 @@ func seedProject(ctx context.Context, rt *local.Runtime, name string) (admin.Res
 
 // createEndpoint subscribes url to every event type through the API.
 func createEndpoint(base, key, url string) error {
-	status, err := post(base, key, "/public/v1/webhook-endpoints", "01JDQ7X3ZV8N5W2K4R6T9Y1B3Z", `{"url":"`+url+`","events":["*"]}`)
+	status, err := post(base, key, "/public/v1/webhook-endpoints", uuid.NewString(), `{"url":"`+url+`","events":["*"]}`)
 	if err != nil {
 		return err
 	}
@@ -178,17 +210,38 @@ func createEndpoint(base, key, url string) error {
 
 // post sends a JSON body with an Idempotency-Key and returns the status.
 func post(base, key, path, idempotencyKey, body string) (int, error) {
+	for try := 1; ; try++ {
+		status, retryAfter, again, err := postOnce(base, key, path, idempotencyKey, body)
+		if err != nil || !again || try == postTries {
+			return status, err
+		}
+		// As the SDKs do: the same key again, after the answer's Retry-After.
+		time.Sleep(min(max(retryAfter, 100*time.Millisecond), 5*time.Second))
+	}
+}
+
+// postTries bounds the tries of one POST: a 503 (or 429, or the key still
+// in progress) is retried with the same idempotency key, as the SDKs do,
+// so that one overloaded moment does not abort a benchmark.
+const postTries = 5
+
+// postOnce sends one try; again reports an answer the SDKs retry with the
+// same key (503, 429, 409 IDEMPOTENCY_KEY_IN_PROGRESS), after retryAfter.
+func postOnce(base, key, path, idempotencyKey, body string) (status int, retryAfter time.Duration, again bool, err error) {
 	req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", idempotencyKey)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, 0, false, err
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode, nil
+	seconds, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	again = resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusTooManyRequests ||
+		(resp.StatusCode == http.StatusConflict && strings.Contains(string(b), "IDEMPOTENCY_KEY_IN_PROGRESS"))
+	return resp.StatusCode, time.Duration(seconds) * time.Second, again, nil
 }
 
 // writeEvents writes n message.sent events to the outbox, 50 per

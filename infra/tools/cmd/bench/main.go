@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/botix/public-api/infra/tools/bench"
@@ -22,6 +24,7 @@ func main() {
 	clients := flag.Int("clients", 16, "concurrent clients of the soak")
 	failShare := flag.Float64("fail", 0.2, "share of webhook requests the soak's receiver fails")
 	priceUnits := flag.Int("price-units", 1000, "webhooks per webhook scenario and POSTs of the price benchmark")
+	fanOut := flag.String("price-fanout", "3,10", "endpoint counts of the price benchmark's fan-out scenarios (an event to N endpoints, priced per event; N = 1 is its first scenario)")
 	pricePollers := flag.Int("price-pollers", 2, "concurrent deliver invocations of the price benchmark (few, so that DynamoDB Local's queueing inflates the billed duration less)")
 	flood := flag.Int("flood", 10000, "events of the noisy-neighbour benchmark's flooding project")
 	slow := flag.Duration("slow", 200*time.Millisecond, "how long the flooding project's receiver takes per request")
@@ -39,43 +42,68 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench: run under with-dynamodb (make bench)")
 		os.Exit(2)
 	}
+	// The functions' logs go to a file, named with any error: an error
+	// points to them ("attempt not recorded; the queue will retry").
+	logs, err := os.CreateTemp("", "bench-functions-*.log")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	defer logs.Close()
+	bench.Logs = logs
+	fail := func(err error) {
+		fmt.Fprintf(os.Stderr, "bench: %v\nbench: the functions' logs are in %s\n", err, logs.Name())
+	}
+	fmt.Fprintf(os.Stderr, "bench: the functions' logs go to %s\n", logs.Name())
 	ctx := context.Background()
 	if *only == "" || *only == "webhooks" {
 		if err := bench.Webhooks(ctx, endpoint, bench.WebhooksConfig{Events: *events, Pollers: *pollers}, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "noisy" {
 		cfg := bench.NoisyConfig{Flood: *flood, Slow: *slow, Quiet: *quiet, QuietEvery: *quietEvery, Pollers: *pollers}
 		if err := bench.Noisy(ctx, endpoint, cfg, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "flow" {
 		cfg := bench.FlowConfig{Adaptive: *adaptive, AcceptRate: *acceptRate, Recovered: *recovered, Latency: *latency, MaxConcurrency: *maxConcurrency, Pollers: *pollers}
 		if err := bench.Flow(ctx, endpoint, cfg, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "soak" {
 		if err := bench.Soak(ctx, endpoint, bench.SoakConfig{Duration: *soak, Clients: *clients, FailShare: *failShare}, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "price" {
-		if err := bench.Price(ctx, endpoint, bench.PriceConfig{Units: *priceUnits, Pollers: *pricePollers}, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+		if err := bench.Price(ctx, endpoint, bench.PriceConfig{Units: *priceUnits, Pollers: *pricePollers, FanOut: counts(*fanOut)}, os.Stdout); err != nil {
+			fail(err)
 			os.Exit(1)
 		}
 	}
 	if *only == "" || *only == "pagination" {
 		if err := bench.Pagination(ctx, endpoint, bench.PaginationConfig{Contacts: *contacts, Depth: *depth, PageSize: 100, Iterations: *iterations}, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
+			fail(err)
 			os.Exit(1)
 		}
 	}
+}
+
+// counts reads a comma-separated list of counts ("3,10"); what is not a
+// positive count is left out.
+func counts(list string) []int {
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
