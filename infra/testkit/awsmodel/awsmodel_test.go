@@ -15,7 +15,7 @@ const jsonModel = `{
  "metadata": {"protocol": "json", "serviceId": "Test", "targetPrefix": "Test_2020", "endpointPrefix": "test"},
  "operations": {
   "Send": {"name": "Send", "http": {"method": "POST", "requestUri": "/"},
-   "input": {"shape": "SendInput"}, "output": {"shape": "SendOutput"}, "errors": [{"shape": "NotFound"}]},
+   "input": {"shape": "SendInput"}, "output": {"shape": "SendOutput"}, "errors": [{"shape": "NotFound"}, {"shape": "Bare"}]},
   "Ping": {"name": "Ping", "http": {"method": "POST", "requestUri": "/"}}
  },
  "shapes": {
@@ -35,7 +35,8 @@ const jsonModel = `{
   "AttrMap": {"type": "map", "key": {"shape": "Name"}, "value": {"shape": "Body"}, "max": 1},
   "Color": {"type": "string", "enum": ["red", "green"]},
   "SendOutput": {"type": "structure", "members": {"Id": {"shape": "Name"}}},
-  "NotFound": {"type": "structure", "members": {"message": {"shape": "Body"}}, "exception": true}
+  "NotFound": {"type": "structure", "members": {"message": {"shape": "Body"}}, "exception": true},
+  "Bare": {"type": "structure", "members": {}, "exception": true}
  }
 }`
 
@@ -175,6 +176,9 @@ func TestExchangesAreCheckedAgainstTheModel(t *testing.T) {
 		{"an error the operation declares", jsonEx("Test_2020.Send", `{`+okEntries+`}`, 400, `{"__type":"com.example#NotFound","message":"gone"}`), nil},
 		{"a declared error's body is its shape", jsonEx("Test_2020.Send", `{`+okEntries+`}`, 400, `{"__type":"NotFound","Message":"gone"}`),
 			[]string{"Test Send response: error NotFound.Message: not a member of NotFound"}},
+		{"a declared error without members still carries AWS's message", jsonEx("Test_2020.Send", `{`+okEntries+`}`, 400, `{"__type":"Bare","message":"not in flight"}`), nil},
+		{"a declared error without members has no other member", jsonEx("Test_2020.Send", `{`+okEntries+`}`, 400, `{"__type":"Bare","message":"x","Why":"y"}`),
+			[]string{"Test Send response: error Bare.Why: not a member of Bare"}},
 		{"a common AWS error", jsonEx("Test_2020.Send", `{`+okEntries+`}`, 400, `{"message":"slow down"}`, "ThrottlingException:http://internal"), nil},
 		{"an error neither declared nor common", jsonEx("Test_2020.Send", `{`+okEntries+`}`, 400, `{"__type":"Boom","message":"x"}`),
 			[]string{"Test Send response: error Boom (status 400) is neither one Send declares nor a common AWS error"}},

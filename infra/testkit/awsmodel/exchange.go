@@ -324,6 +324,12 @@ func (w *walker) errorResponse(op *operation, ex Exchange) {
 		if w.m.Protocol == "rest-json" {
 			delete(obj, "code")
 		}
+		if _, isString := obj["message"].(string); isString && !hasMessageMember(s) {
+			// An error shape without members (SQS's MessageNotInflight)
+			// still comes with AWS's message, which botocore reads from any
+			// error body; a shape that has one is held to its spelling.
+			delete(obj, "message")
+		}
 		w.structure("", ref.Shape, obj, w.responseLocated(ref.Shape, ex))
 		w.prefix("error " + code)
 		if s.Error != nil && s.Error.HTTPStatusCode != 0 && s.Error.HTTPStatusCode != ex.Status {
@@ -451,4 +457,15 @@ func (t Tally) Services() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// hasMessageMember reports whether an error shape declares its message,
+// in any spelling.
+func hasMessageMember(s *shape) bool {
+	for name := range s.Members {
+		if strings.EqualFold(name, "message") {
+			return true
+		}
+	}
+	return false
 }
