@@ -77,7 +77,7 @@ func TestOneRecoverCallRecoversEverything(t *testing.T) {
 	if rec.ID != call.RecoveryID || rec.Queued != failed || rec.NextStepAt != "" || rec.Since == "" || rec.UpdatedAt == "" {
 		t.Fatalf("the completed recovery %+v (the call answered %s)", rec, r.Body)
 	}
-	apitest.Eventually(t, time.Minute, "every delivery delivered", func() bool {
+	apitest.Eventually(t, 3*time.Minute, "every delivery delivered", func() bool {
 		for _, d := range deliveriesOf(t, s, project, ep.ID) {
 			if d.Status != webhook.StatusDelivered {
 				return false
