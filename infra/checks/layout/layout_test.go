@@ -51,12 +51,7 @@ func TestLayoutMapIsTheTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(root, docs.Contributors)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(raw)
+	text := docs.Read(t, docs.Contributors)
 	i, j := strings.Index(text, begin), strings.Index(text, end)
 	if i < 0 || j < i {
 		t.Fatalf("%s has no map between %q and %q", docs.Contributors, begin, end)
@@ -66,7 +61,7 @@ func TestLayoutMapIsTheTree(t *testing.T) {
 		return
 	}
 	if *update {
-		if err := os.WriteFile(path, []byte(text[:i+len(begin)]+want+text[j:]), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(root, docs.Contributors), []byte(text[:i+len(begin)]+want+text[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -164,12 +159,8 @@ func TestGuidesRunTestsThatExist(t *testing.T) {
 	command := regexp.MustCompile("go test [^`]*?-run '?\\^?((?:Test|Fuzz)[A-Za-z0-9_]*)\\$?'?[^`]*? \\./([a-z0-9/._-]+?)/?(?:[ `]|$)")
 	checked := 0
 	for _, guide := range docs.ReadingOrder {
-		raw, err := os.ReadFile(filepath.Join(root, guide))
-		if err != nil {
-			t.Fatal(err)
-		}
 		// Commands wrap across lines in the guides' prose.
-		text := strings.Join(strings.Fields(string(raw)), " ")
+		text := strings.Join(strings.Fields(docs.Read(t, guide)), " ")
 		for _, m := range command.FindAllStringSubmatch(text, -1) {
 			name, dir := m[1], m[2]
 			if name == "TestX" { // a recipe's placeholder for the reader's test
