@@ -15,11 +15,15 @@ import (
 
 // Request is the admin function's payload.
 type Request struct {
-	// Action is "create_project", "create_api_key" or "revoke_api_key".
+	// Action is "create_project", "create_api_key", "revoke_api_key" or
+	// "revoke_sessions".
 	Action    string `json:"action"`
 	Name      string `json:"name,omitempty"`
 	ProjectID string `json:"project_id,omitempty"`
-	KeyID     string `json:"key_id,omitempty"`
+	// KeyID names the key to revoke (revoke_api_key) or, for
+	// revoke_sessions, the key whose sessions to revoke (all the
+	// project's when empty).
+	KeyID string `json:"key_id,omitempty"`
 	// APIKey, for create_project and create_api_key, is the key to register
 	// instead of a generated one (local demo keys).
 	APIKey string `json:"api_key,omitempty"`
@@ -32,6 +36,9 @@ type Response struct {
 	APIKey  string         `json:"api_key,omitempty"`
 	KeyID   string         `json:"key_id,omitempty"`
 	Revoked bool           `json:"revoked,omitempty"`
+	// SessionsRevoked counts the dashboard sessions revoke_api_key and
+	// revoke_sessions ended.
+	SessionsRevoked *int `json:"sessions_revoked,omitempty"`
 }
 
 // Admin performs admin actions on a store.
@@ -60,12 +67,22 @@ func (a *Admin) Do(ctx context.Context, req Request) (Response, error) {
 		}
 		return a.addKey(ctx, req.ProjectID, req.APIKey)
 	case "revoke_api_key":
-		if err := a.Store.RevokeAPIKey(ctx, req.ProjectID, req.KeyID); err != nil {
+		n, err := a.Store.RevokeAPIKey(ctx, req.ProjectID, req.KeyID)
+		if err != nil {
 			return Response{}, err
 		}
-		return Response{KeyID: req.KeyID, Revoked: true}, nil
+		return Response{KeyID: req.KeyID, Revoked: true, SessionsRevoked: &n}, nil
+	case "revoke_sessions":
+		if _, err := a.Store.GetProject(ctx, req.ProjectID); err != nil {
+			return Response{}, err
+		}
+		n, err := a.Store.RevokeDashboardSessions(ctx, req.ProjectID, req.KeyID)
+		if err != nil {
+			return Response{}, err
+		}
+		return Response{KeyID: req.KeyID, SessionsRevoked: &n}, nil
 	default:
-		return Response{}, apierr.Problems{"action": "must be create_project, create_api_key or revoke_api_key"}.Err()
+		return Response{}, apierr.Problems{"action": "must be create_project, create_api_key, revoke_api_key or revoke_sessions"}.Err()
 	}
 }
 

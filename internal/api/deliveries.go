@@ -135,12 +135,17 @@ func (d *Deliveries) Get(ctx context.Context, r *httpapi.Request) (*httpapi.Resp
 
 // Retry is POST /public/v1/webhook-deliveries/{id}/retry: the same webhook
 // again, now, with a new request id, as a manual attempt that leaves a
-// scheduled round alone. Allowed for any status.
+// scheduled round alone. Allowed for any status, once per delivery per
+// webhook.ManualRetryCooldown (cooldown).
 func (d *Deliveries) Retry(ctx context.Context, r *httpapi.Request) (Outcome, error) {
 	if err := httpapi.Decode(r.Body, &struct{}{}); err != nil {
 		return Outcome{}, err
 	}
-	return d.request(ctx, r, webhook.RequestRetry, "")
+	out, err := d.request(ctx, r, webhook.RequestRetry, "")
+	if err != nil {
+		return out, err
+	}
+	return out, d.cooldown(ctx, r.Project, r.PathParams["id"], &out.Plan)
 }
 
 // Redirect is POST /public/v1/webhook-deliveries/{id}/redirect

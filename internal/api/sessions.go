@@ -47,7 +47,7 @@ func (d *DashboardSessions) Create(ctx context.Context, r *httpapi.Request) (Out
 		return Outcome{}, err
 	}
 	now := d.now()
-	sess := auth.Session{ID: ids.New(ids.DashboardSession, now), Project: r.Project, Scope: scope, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+	sess := auth.Session{ID: ids.New(ids.DashboardSession, now), Project: r.Project, KeyID: r.KeyID, Scope: scope, CreatedAt: now, ExpiresAt: now.Add(ttl)}
 	token := auth.NewSessionToken()
 	var plan store.Plan
 	if err := d.Store.AddDashboardSession(&plan, sess, auth.Hash(token)); err != nil {
@@ -106,6 +106,44 @@ func (d *DashboardSessions) Current(_ context.Context, r *httpapi.Request) (*htt
 		return nil, apierr.New(apierr.NotFound, "this request came with the project's API key, not a dashboard session: it may call every route")
 	}
 	return httpapi.JSON(http.StatusOK, sessionView{ID: s.ID, Scope: string(s.Scope), CreatedAt: ids.Timestamp(s.CreatedAt), ExpiresAt: ids.Timestamp(s.ExpiresAt)})
+}
+
+// sessionListed is a session as its project's key holder lists it: never
+// the token, and the key that made it (null for sessions made before
+// sessions recorded it).
+type sessionListed struct {
+	ID        string  `json:"id"`
+	Scope     string  `json:"scope"`
+	KeyID     *string `json:"key_id"`
+	CreatedAt string  `json:"created_at"`
+	ExpiresAt string  `json:"expires_at"`
+}
+
+// List is GET /public/v1/dashboard-sessions (the API key only): the
+// project's live sessions, newest first, so that its owner finds every
+// token handed out and can revoke it.
+func (d *DashboardSessions) List(ctx context.Context, r *httpapi.Request) (*httpapi.Response, error) {
+	req, err := d.Pager.Params(r).Page()
+	if err != nil {
+		return nil, err
+	}
+	now := d.now()
+	return listPageWith(ctx, d.Store, d.Pager, store.DashboardSessionsQuery(r.Project, now), req, func(_ context.Context, all []auth.Session) ([]sessionListed, error) {
+		out := make([]sessionListed, 0, len(all))
+		for _, s := range all {
+			// The query's filter is to the second; expiry is to the
+			// millisecond.
+			if !s.Live(now) {
+				continue
+			}
+			v := sessionListed{ID: s.ID, Scope: string(s.Scope), CreatedAt: ids.Timestamp(s.CreatedAt), ExpiresAt: ids.Timestamp(s.ExpiresAt)}
+			if s.KeyID != "" {
+				v.KeyID = &s.KeyID
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	})
 }
 
 // Delete is DELETE /public/v1/dashboard-sessions/{id}: the session's token

@@ -2,6 +2,7 @@ package apidoc
 
 import (
 	"encoding/json"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -45,7 +46,8 @@ func TestEveryCodeIsDocumented(t *testing.T) {
 }
 
 // TestRetryAdviceMatchesTheStatus reads like the rule integrators follow:
-// a 5xx or IDEMPOTENCY_KEY_IN_PROGRESS may be retried with the same key;
+// a 5xx, a 429 (RETRY_COOLDOWN: not a final answer, the key is not used
+// up) or IDEMPOTENCY_KEY_IN_PROGRESS may be retried with the same key;
 // every other 4xx needs the request changed first.
 func TestRetryAdviceMatchesTheStatus(t *testing.T) {
 	codes, err := ErrorCodes()
@@ -53,7 +55,7 @@ func TestRetryAdviceMatchesTheStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range codes {
-		retriable := c.Status >= 500 || c.Code == apierr.IdempotencyKeyInProgress
+		retriable := c.Status >= 500 || c.Status == http.StatusTooManyRequests || c.Code == apierr.IdempotencyKeyInProgress
 		if retriable == (c.Retry == apierr.RetryNever) {
 			t.Errorf("%s (%d): retry %q", c.Code, c.Status, c.Retry)
 		}

@@ -36,6 +36,7 @@ const (
 	InvalidCursor               Code = "INVALID_CURSOR"
 	OffsetTooLarge              Code = "OFFSET_TOO_LARGE"
 	LimitExceeded               Code = "LIMIT_EXCEEDED"
+	RetryCooldown               Code = "RETRY_COOLDOWN"
 	ServiceUnavailable          Code = "SERVICE_UNAVAILABLE"
 	Internal                    Code = "INTERNAL"
 )

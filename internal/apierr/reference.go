@@ -119,6 +119,11 @@ var docs = map[Code]Doc{
 		Action: "delete what you no longer need (webhook endpoints), or create a new inspector when one is full; then send the request with a new `Idempotency-Key`",
 		Retry:  RetryNever,
 	},
+	RetryCooldown: {
+		When:   "this delivery was retried by hand within its manual-retry cooldown; retry after `Retry-After`",
+		Action: "wait `Retry-After` seconds, then send the retry again with the same `Idempotency-Key`: the key is not used up by this answer",
+		Retry:  RetryAfterHeader,
+	},
 	ServiceUnavailable: {
 		When:   "DynamoDB throttled or failed, or could not be reached, or transactions kept conflicting: an outage a retry can fix; retry after `Retry-After`",
 		Action: "wait `Retry-After` seconds, then retry with the same `Idempotency-Key`: the operation runs at most once",

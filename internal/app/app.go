@@ -97,6 +97,7 @@ type options struct {
 	scheduler  []func(*scheduler.Options)
 	now        func() time.Time
 	log        *slog.Logger
+	logTee     slog.Handler
 	hooks      idempotency.Hooks
 	deliveries webhook.Hooks
 	calls      CallRecorder
@@ -132,6 +133,10 @@ func WithDeliveryHooks(h webhook.Hooks) Option { return func(x *options) { x.del
 // WithLogger replaces the JSON logger on stdout.
 func WithLogger(l *slog.Logger) Option { return func(x *options) { x.log = l } }
 
+// WithLogTee also sends every line the function logs, metrics included, to
+// h (the local runtime's collector), whatever logger it has.
+func WithLogTee(h slog.Handler) Option { return func(x *options) { x.logTee = h } }
+
 // Start runs a function in Lambda: it builds the handler from the process
 // environment and hands it to the Lambda runtime. A function that cannot
 // be built logs why and exits, which Lambda reports as an init error.
@@ -153,7 +158,7 @@ func newCore(ctx context.Context, env Env, opts []Option) (*core, error) {
 	for _, o := range opts {
 		o(&c.opts)
 	}
-	c.Core = awsfree.NewCore(env, awsfree.Wiring{Log: c.opts.log, Now: c.opts.now})
+	c.Core = awsfree.NewCore(env, awsfree.Wiring{Log: c.opts.log, Tee: c.opts.logTee, Now: c.opts.now})
 	cfg, err := awsenv.Load(ctx, env, c.Log)
 	if err != nil {
 		return nil, fmt.Errorf("aws config: %w", err)

@@ -166,6 +166,11 @@ func GetCurrentDashboardSession(ctx context.Context, env Env, opts ...Option) (H
 	return read((*api.DashboardSessions).Current)(ctx, env, opts...)
 }
 
+// ListDashboardSessions builds ListDashboardSessionsFunction: GET /public/v1/dashboard-sessions.
+func ListDashboardSessions(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
+	return keyList((*api.DashboardSessions).List)(ctx, env, opts...)
+}
+
 // DeleteDashboardSession builds DeleteDashboardSessionFunction: DELETE /public/v1/dashboard-sessions/{id}.
 func DeleteDashboardSession(ctx context.Context, env Env, opts ...Option) (HTTPHandler, error) {
 	return mutation((*api.DashboardSessions).Delete, 0)(ctx, env, opts...)
@@ -228,6 +233,12 @@ func list[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
 	return httpRoute[S, PS](serve, readAccess, true, true, 0)
 }
 
+// keyList builds a cursor-paginated route that takes the API key only:
+// what the project's owner alone may read (its dashboard sessions).
+func keyList[S any, PS handlerSet[S]](serve serveFunc[PS]) Builder[HTTPHandler] {
+	return httpRoute[S, PS](serve, keyOnly, true, true, 0)
+}
+
 // public builds a route without auth (the capture URL keeps any query).
 func public[S any, PS handlerSet[S]](serve serveFunc[PS], maxBody int) Builder[HTTPHandler] {
 	return httpRoute[S, PS](serve, publicAccess, false, true, maxBody)
@@ -286,7 +297,7 @@ func AWSFree(b awsfree.Builder) Builder[HTTPHandler] {
 		for _, f := range opts {
 			f(&o)
 		}
-		return b(ctx, env, awsfree.Wiring{Log: o.log, Now: o.now})
+		return b(ctx, env, awsfree.Wiring{Log: o.log, Tee: o.logTee, Now: o.now})
 	}
 }
 

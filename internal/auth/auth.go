@@ -43,10 +43,19 @@ func Hash(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// KeyStore finds the project of a key hash. It returns an error for which
-// notFound reports true when no key has that hash.
+// Key is an API key as authentication knows it: its id and its project.
+type Key struct {
+	ID      string
+	Project string
+}
+
+// KeyStore finds the keys of projects. KeyOfHash returns the key of a key
+// hash, KeyLive nil when project still has the key of id keyID; both
+// return an error for which notFound reports true when there is no such
+// key (a revoked key has none).
 type KeyStore interface {
-	ProjectOfKey(ctx context.Context, keyHash string) (string, error)
+	KeyOfHash(ctx context.Context, keyHash string) (Key, error)
+	KeyLive(ctx context.Context, project, keyID string) error
 }
 
 // SessionStore finds the session of a token hash. It returns an error for
@@ -59,6 +68,8 @@ type SessionStore interface {
 // Caller is who an authenticated request acts for.
 type Caller struct {
 	Project string
+	// KeyID is the API key the request came with; empty for a session.
+	KeyID string
 	// Session is the dashboard session the request came with; nil for an
 	// API key.
 	Session *Session
@@ -83,7 +94,10 @@ func (c Caller) May(grant Grant) bool {
 // DynamoDB on every request. A revoked key stops working within TTL.
 // Session tokens are read from Sessions on every request (only unknown
 // ones are remembered, for NegativeTTL), so that a revoked session stops
-// at once; expiry is checked against the clock on every request.
+// at once; expiry is checked against the clock on every request. A
+// session ends with the key that made it: its key is checked as a key is
+// (remembered for TTL), so that a session outlives no revoked key by more
+// than the key itself.
 type Cached struct {
 	Keys     KeyStore
 	Sessions SessionStore
@@ -98,8 +112,8 @@ type Cached struct {
 }
 
 type cacheEntry struct {
-	project string
-	expires time.Time
+	project, keyID string
+	expires        time.Time
 }
 
 // maxCacheEntries bounds the cache's memory; past it the cache starts over.
@@ -109,6 +123,9 @@ var (
 	errUnauthorized   = apierr.New(apierr.Unauthorized, "the API key is missing, malformed or unknown")
 	errSessionUnknown = apierr.New(apierr.Unauthorized, "the dashboard session is unknown or was revoked; ask the project's owner for a new one")
 	errSessionExpired = apierr.New(apierr.Unauthorized, "the dashboard session has expired; ask the project's owner for a new one")
+	// errSessionKeyRevoked says as little as errSessionUnknown: the holder
+	// of a session has no business with the project's keys.
+	errSessionKeyRevoked = apierr.New(apierr.Unauthorized, "the dashboard session was revoked with the API key that made it; ask the project's owner for a new one")
 )
 
 // Authenticate implements httpapi.Authenticator: an API key or a dashboard
@@ -118,8 +135,8 @@ func (c *Cached) Authenticate(ctx context.Context, token string) (Caller, error)
 	if strings.HasPrefix(token, SessionPrefix) {
 		return c.session(ctx, token, now)
 	}
-	project, err := c.key(ctx, token, now)
-	return Caller{Project: project}, err
+	k, err := c.key(ctx, token, now)
+	return Caller{Project: k.Project, KeyID: k.ID}, err
 }
 
 func (c *Cached) session(ctx context.Context, token string, now time.Time) (Caller, error) {
@@ -133,14 +150,46 @@ func (c *Cached) session(ctx context.Context, token string, now time.Time) (Call
 	s, err := c.Sessions.SessionOfToken(ctx, h)
 	switch {
 	case err != nil && c.NotFound(err):
-		c.remember(h, "", now.Add(c.NegativeTTL))
+		c.remember(h, Key{}, now.Add(c.NegativeTTL))
 		return Caller{}, errSessionUnknown
 	case err != nil:
 		return Caller{}, err
 	case !s.Live(now):
 		return Caller{}, errSessionExpired
 	}
+	if err := c.sessionKeyLive(ctx, s, now); err != nil {
+		return Caller{}, err
+	}
 	return Caller{Project: s.Project, Session: &s}, nil
+}
+
+// sessionKeyLive reports whether the key that made s is still live (nil),
+// its answer remembered for TTL as a key's is. Sessions made before
+// sessions recorded their key have none and live out their 12 h at most.
+func (c *Cached) sessionKeyLive(ctx context.Context, s Session, now time.Time) error {
+	if s.KeyID == "" {
+		return nil
+	}
+	ref := "key:" + s.Project + "/" + s.KeyID
+	c.mu.Lock()
+	e, ok := c.entries[ref]
+	c.mu.Unlock()
+	if ok && now.Before(e.expires) {
+		if e.project == "" {
+			return errSessionKeyRevoked
+		}
+		return nil
+	}
+	err := c.Keys.KeyLive(ctx, s.Project, s.KeyID)
+	switch {
+	case err != nil && c.NotFound(err):
+		c.remember(ref, Key{}, now.Add(c.TTL))
+		return errSessionKeyRevoked
+	case err != nil:
+		return err
+	}
+	c.remember(ref, Key{ID: s.KeyID, Project: s.Project}, now.Add(c.TTL))
+	return nil
 }
 
 // knownMissing reports whether hash is remembered as unknown.
@@ -151,18 +200,18 @@ func (c *Cached) knownMissing(h string, now time.Time) bool {
 	return ok && now.Before(e.expires) && e.project == ""
 }
 
-func (c *Cached) remember(h, project string, expires time.Time) {
+func (c *Cached) remember(h string, k Key, expires time.Time) {
 	c.mu.Lock()
 	if c.entries == nil || len(c.entries) >= maxCacheEntries {
 		c.entries = map[string]cacheEntry{}
 	}
-	c.entries[h] = cacheEntry{project: project, expires: expires}
+	c.entries[h] = cacheEntry{project: k.Project, keyID: k.ID, expires: expires}
 	c.mu.Unlock()
 }
 
-func (c *Cached) key(ctx context.Context, key string, now time.Time) (string, error) {
+func (c *Cached) key(ctx context.Context, key string, now time.Time) (Key, error) {
 	if !WellFormed(key) {
-		return "", errUnauthorized
+		return Key{}, errUnauthorized
 	}
 	h := Hash(key)
 	c.mu.Lock()
@@ -170,21 +219,21 @@ func (c *Cached) key(ctx context.Context, key string, now time.Time) (string, er
 	c.mu.Unlock()
 	if ok && now.Before(e.expires) {
 		if e.project == "" {
-			return "", errUnauthorized
+			return Key{}, errUnauthorized
 		}
-		return e.project, nil
+		return Key{ID: e.keyID, Project: e.project}, nil
 	}
-	project, err := c.Keys.ProjectOfKey(ctx, h)
+	k, err := c.Keys.KeyOfHash(ctx, h)
 	ttl := c.TTL
 	switch {
 	case err != nil && c.NotFound(err):
-		project, ttl = "", c.NegativeTTL
+		k, ttl = Key{}, c.NegativeTTL
 	case err != nil:
-		return "", err
+		return Key{}, err
 	}
-	c.remember(h, project, now.Add(ttl))
-	if project == "" {
-		return "", errUnauthorized
+	c.remember(h, k, now.Add(ttl))
+	if k.Project == "" {
+		return Key{}, errUnauthorized
 	}
-	return project, nil
+	return k, nil
 }

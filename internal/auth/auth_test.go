@@ -16,18 +16,28 @@ type fakeKeys struct {
 	byHash map[string]string
 	calls  int
 	fail   error
+	// revoked holds key ids that are no longer live.
+	revoked map[string]bool
 }
 
-func (f *fakeKeys) ProjectOfKey(_ context.Context, h string) (string, error) {
+func (f *fakeKeys) KeyOfHash(_ context.Context, h string) (Key, error) {
 	f.calls++
 	if f.fail != nil {
-		return "", f.fail
+		return Key{}, f.fail
 	}
 	p, ok := f.byHash[h]
 	if !ok {
-		return "", errMissing
+		return Key{}, errMissing
 	}
-	return p, nil
+	return Key{ID: "key_" + h[:8], Project: p}, nil
+}
+
+func (f *fakeKeys) KeyLive(_ context.Context, _, id string) error {
+	f.calls++
+	if f.revoked[id] {
+		return errMissing
+	}
+	return nil
 }
 
 func TestAuthenticate(t *testing.T) {
@@ -41,7 +51,7 @@ func TestAuthenticate(t *testing.T) {
 
 	t.Run("known key resolves to its project", func(t *testing.T) {
 		c, err := a.Authenticate(context.Background(), key)
-		if err != nil || c.Project != "prj_1" || c.Session != nil {
+		if err != nil || c.Project != "prj_1" || c.Session != nil || c.KeyID != "key_"+Hash(key)[:8] {
 			t.Fatalf("got %+v, %v", c, err)
 		}
 		if !c.May("") || !c.May(GrantRetry) {
@@ -142,6 +152,24 @@ func TestAuthenticateSession(t *testing.T) {
 		now = sess.ExpiresAt
 		_, err := a.Authenticate(ctx, token)
 		if e, _ := apierr.As(err); e == nil || e.Code != apierr.Unauthorized || !strings.Contains(e.Message, "expired") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("a session whose key was revoked is UNAUTHORIZED, its key's answer remembered as a key's", func(t *testing.T) {
+		now = sess.CreatedAt
+		keyed := NewSessionToken()
+		sessions.byHash[Hash(keyed)] = Session{ID: "dss_2", Project: "prj_1", KeyID: "key_2", Scope: ScopeRead, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+		if _, err := a.Authenticate(ctx, keyed); err != nil {
+			t.Fatalf("while its key lives: %v", err)
+		}
+		keys.revoked = map[string]bool{"key_2": true}
+		defer func() { keys.revoked = nil }()
+		if _, err := a.Authenticate(ctx, keyed); err != nil {
+			t.Fatalf("within the key's TTL: %v", err)
+		}
+		now = now.Add(a.TTL)
+		_, err := a.Authenticate(ctx, keyed)
+		if e, _ := apierr.As(err); e == nil || e.Code != apierr.Unauthorized || !strings.Contains(e.Message, "API key") {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -88,8 +88,11 @@ const (
 // Session is a dashboard session: a short-lived bearer token of a project
 // with a scope. Only the token's SHA-256 hash is stored (Hash).
 type Session struct {
-	ID        string
-	Project   string
+	ID      string
+	Project string
+	// KeyID is the API key that made the session: revoking the key ends
+	// the session. Empty for sessions made before sessions recorded it.
+	KeyID     string
 	Scope     Scope
 	CreatedAt time.Time
 	ExpiresAt time.Time

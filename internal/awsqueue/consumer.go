@@ -3,6 +3,7 @@ package awsqueue
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +11,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/botix/public-api/internal/clock"
+	"github.com/botix/public-api/internal/logs"
+	"github.com/botix/public-api/internal/metrics"
 	"github.com/botix/public-api/internal/webhook"
 )
 
@@ -29,10 +33,13 @@ type Consumer struct {
 	// of its eventSourceARN.
 	QueueURLs []string
 	Log       *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // HandleBatch is the Lambda handler.
 func (c *Consumer) HandleBatch(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	ctx = logs.WithLogger(ctx, c.Log)
 	var msgs []webhook.Message
 	var recs []events.SQSMessage
 	for _, rec := range ev.Records {
@@ -41,6 +48,7 @@ func (c *Consumer) HandleBatch(ctx context.Context, ev events.SQSEvent) (events.
 			c.Log.ErrorContext(ctx, "unreadable delivery message dropped", "message_id", rec.MessageId)
 			continue
 		}
+		c.timeInQueue(ctx, rec, m)
 		msgs, recs = append(msgs, m), append(recs, rec)
 	}
 	var resp events.SQSEventResponse
@@ -55,6 +63,19 @@ func (c *Consumer) HandleBatch(ctx context.Context, ev events.SQSEvent) (events.
 	}
 	return resp, nil
 }
+
+// timeInQueue writes the TimeInQueue metric of a first attempt's message
+// received for the first time, sent without a delay (a delay, or a
+// message seen before, would count waits the pipeline chose).
+func (c *Consumer) timeInQueue(ctx context.Context, rec events.SQSMessage, m webhook.Message) {
+	sent, err := strconv.ParseInt(rec.Attributes["SentTimestamp"], 10, 64)
+	if err != nil || rec.Attributes["ApproximateReceiveCount"] != "1" || m.Attempt != 1 || m.Round > 1 || m.NotBefore != 0 || m.Continuation != nil {
+		return
+	}
+	metrics.Duration(ctx, c.Log, metrics.TimeInQueue, c.now().Sub(time.UnixMilli(sent)), metrics.LaneOf(m.Bulk))
+}
+
+func (c *Consumer) now() time.Time { return clock.Or(c.Now)() }
 
 // queueOf returns the URL of the queue a record came from.
 func (c *Consumer) queueOf(rec events.SQSMessage) string {

@@ -61,7 +61,10 @@ func (in ContactInput) Validate() apierr.Problems {
 		p.Add("name", ProblemControl)
 	}
 	if in.Email != nil {
-		if a, err := mail.ParseAddress(*in.Email); err != nil || a.Address != *in.Email || len(*in.Email) > MaxEmailLength {
+		// Characters (code points), as the document's maxLength counts them.
+		if utf8.RuneCountInString(*in.Email) > MaxEmailLength {
+			p.Add("email", "must be at most 254 characters")
+		} else if a, err := mail.ParseAddress(*in.Email); err != nil || a.Address != *in.Email {
 			p.Add("email", "must be a plain e-mail address such as ivan@example.com")
 		}
 	}

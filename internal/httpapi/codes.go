@@ -25,6 +25,7 @@ var statusOf = map[apierr.Code]int{
 	apierr.InvalidCursor:               http.StatusBadRequest,
 	apierr.OffsetTooLarge:              http.StatusBadRequest,
 	apierr.LimitExceeded:               http.StatusConflict,
+	apierr.RetryCooldown:               http.StatusTooManyRequests,
 	apierr.ServiceUnavailable:          http.StatusServiceUnavailable,
 	apierr.Internal:                    http.StatusInternalServerError,
 }

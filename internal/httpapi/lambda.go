@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,6 +18,9 @@ import (
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/clock"
 	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/logs"
+	"github.com/botix/public-api/internal/metrics"
+	"github.com/botix/public-api/internal/tracing"
 )
 
 // DefaultMaxBody is the request body limit of routes that set none (64 KiB).
@@ -72,11 +76,13 @@ func (e *Endpoint) Serve(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 	}
 	start := now()
 	req := &Request{RequestID: ids.New(ids.Request, start), Received: start}
+	ctx, _ = tracing.Start(ctx, ev.Headers[tracing.Header])
+	ctx = logs.WithLogger(logs.With(ctx, logs.RequestID, req.RequestID), log)
 	var resp *Response
 	var cause error
 	defer func() {
 		if p := recover(); p != nil {
-			cause = fmt.Errorf("panic: %v", p)
+			cause = &panicError{p}
 			log.ErrorContext(ctx, "panic", "request_id", req.RequestID, "route", ev.RouteKey, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			resp = ErrorResponse(cause, req.RequestID)
 		}
@@ -93,6 +99,7 @@ func (e *Endpoint) Serve(ctx context.Context, ev events.APIGatewayV2HTTPRequest)
 		if req.Session != nil {
 			attrs = append(attrs, "session_id", req.Session.ID)
 		}
+		count(ctx, log, resp, cause)
 		if cause != nil && out.StatusCode >= 500 {
 			log.ErrorContext(ctx, "request failed", append(attrs, "error", cause.Error())...)
 			return
@@ -130,7 +137,8 @@ func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGateway
 		if err != nil {
 			return nil, err
 		}
-		req.Project = caller.Project
+		req.Project, req.KeyID = caller.Project, caller.KeyID
+		ctx = logs.With(ctx, logs.ProjectID, req.Project)
 		if caller.Session != nil {
 			req.Session = caller.Session
 			if !caller.May(e.SessionGrant) {
@@ -148,6 +156,32 @@ func (e *Endpoint) serve(ctx context.Context, req *Request, ev events.APIGateway
 	}
 	return e.Handler(ctx, req)
 }
+
+// count writes the request's metrics: a list page, a refused cursor, a
+// 5xx by its cause.
+func count(ctx context.Context, log *slog.Logger, resp *Response, cause error) {
+	if resp.Page != "" {
+		metrics.Put(ctx, log, metrics.ListPages, 1, resp.Page)
+	}
+	if apierr.Is(cause, apierr.InvalidCursor) {
+		metrics.Put(ctx, log, metrics.CursorRefusals, 1)
+	}
+	if resp.Status >= 500 {
+		code := string(apierr.Internal)
+		if e, ok := apierr.As(cause); ok {
+			code = string(e.Code)
+		}
+		if errors.As(cause, new(*panicError)) {
+			code = "panic"
+		}
+		metrics.Put(ctx, log, metrics.ServerErrors, 1, code)
+	}
+}
+
+// panicError is a handler's panic, answered 500 INTERNAL.
+type panicError struct{ value any }
+
+func (p *panicError) Error() string { return fmt.Sprintf("panic: %v", p.value) }
 
 func fromEvent(req *Request, ev events.APIGatewayV2HTTPRequest) error {
 	req.Method = ev.RequestContext.HTTP.Method

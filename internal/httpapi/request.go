@@ -32,6 +32,9 @@ type Request struct {
 	RequestID string
 	// Project is the authenticated project; empty on public routes.
 	Project string
+	// KeyID is the API key the request came with; empty for a session
+	// and on public routes.
+	KeyID string
 	// Session is the dashboard session the request came with; nil for an
 	// API key.
 	Session  *auth.Session
@@ -46,6 +49,9 @@ type Response struct {
 	Status int
 	Header http.Header
 	Body   []byte
+	// Page is the paging mode of a list page ("cursor", "offset"; "" for
+	// other responses), counted in the ListPages metric.
+	Page string
 }
 
 // Handler serves one endpoint. A returned error is rendered in the error

@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"regexp"
 	"sort"
 	"strings"
@@ -242,6 +243,17 @@ func Decide(rec Record, fp string) Decision {
 	}
 }
 
+// outcome names d in the IdempotentRequests metric.
+func (d Decision) outcome() string {
+	switch d {
+	case Replay:
+		return "replayed"
+	case Conflict:
+		return "reuse_conflict"
+	}
+	return "in_progress"
+}
+
 // Err returns the public error of a Conflict or Busy decision.
 func (d Decision) Err() error {
 	if d == Conflict {
@@ -253,10 +265,11 @@ func (d Decision) Err() error {
 }
 
 // Final reports whether a response with this status is the operation's
-// final answer, stored and replayed (2xx and 4xx). Anything else (5xx)
-// releases the key so that a retry runs the operation again.
+// final answer, stored and replayed (2xx and 4xx but 429). Anything else
+// (5xx, and 429, which asks to come back after Retry-After) releases the
+// key so that a retry runs the operation again.
 func Final(status int) bool {
-	return status >= 200 && status < 500
+	return status >= 200 && status < 500 && status != http.StatusTooManyRequests
 }
 
 // LeaseUntil returns when a capture made at now stops protecting the

@@ -125,7 +125,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestFinal(t *testing.T) {
-	for status, want := range map[int]bool{200: true, 201: true, 202: true, 404: true, 409: true, 422: true, 500: false, 503: false} {
+	for status, want := range map[int]bool{200: true, 201: true, 202: true, 404: true, 409: true, 422: true, 429: false, 500: false, 503: false} {
 		if Final(status) != want {
 			t.Errorf("Final(%d) = %v", status, !want)
 		}

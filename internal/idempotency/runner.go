@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/botix/public-api/internal/clock"
+	"github.com/botix/public-api/internal/metrics"
 )
 
 // Outcome is what an operation did: the response to store and replay, and
@@ -79,8 +80,9 @@ func (r *Runner) Run(ctx context.Context, req Request, op Operation) (Response, 
 		return Response{}, err
 	}
 	if held != nil {
-		return x.answer(held)
+		return x.answer(ctx, held)
 	}
+	metrics.Put(ctx, r.Log, metrics.IdempotentRequests, 1, "captured")
 	return x.run(ctx, op)
 }
 
@@ -137,7 +139,7 @@ func (x *execution) run(ctx context.Context, op Operation) (resp Response, err e
 	switch {
 	case errors.As(err, &fenced):
 		settled = true // not ours to release any more
-		return x.fenced(fenced, out.Response)
+		return x.fenced(ctx, fenced, out.Response)
 	case err != nil:
 		return x.final(ctx, err, &settled)
 	}
@@ -171,7 +173,7 @@ func (x *execution) complete(ctx context.Context, resp Response, settled *bool) 
 	var fenced *FencedError
 	switch {
 	case errors.As(err, &fenced):
-		return x.fenced(fenced, resp)
+		return x.fenced(ctx, fenced, resp)
 	case err != nil:
 		x.r.log().WarnContext(ctx, "idempotency: could not store a final answer; the key is released", "request_id", x.req.RequestID, "error", err.Error())
 		x.release(ctx)
@@ -184,19 +186,21 @@ func (x *execution) complete(ctx context.Context, resp Response, settled *bool) 
 // lost and the engine's retry found it done), we answer ours; if another
 // request completed it, we replay that answer; otherwise the other
 // request still runs (or gave up), and the client should retry.
-func (x *execution) fenced(f *FencedError, ours Response) (Response, error) {
+func (x *execution) fenced(ctx context.Context, f *FencedError, ours Response) (Response, error) {
+	if f.Record != nil && f.Record.Status == Completed && f.Record.LockToken == x.lock.Token {
+		return ours, nil
+	}
+	metrics.Put(ctx, x.r.Log, metrics.FencedCommits, 1)
 	if f.Record == nil {
 		return Response{}, Busy.Err()
 	}
-	if f.Record.Status == Completed && f.Record.LockToken == x.lock.Token {
-		return ours, nil
-	}
-	return x.answer(f.Record)
+	return x.answer(ctx, f.Record)
 }
 
 // answer responds to a request that found the key held by rec.
-func (x *execution) answer(rec *Record) (Response, error) {
+func (x *execution) answer(ctx context.Context, rec *Record) (Response, error) {
 	d := Decide(*rec, x.req.Fingerprint)
+	metrics.Put(ctx, x.r.Log, metrics.IdempotentRequests, 1, d.outcome())
 	if d != Replay {
 		return Response{}, d.Err()
 	}

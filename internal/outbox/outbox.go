@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/botix/public-api/internal/logs"
 	"github.com/botix/public-api/internal/store"
 	"github.com/botix/public-api/internal/streamimage"
 	"github.com/botix/public-api/internal/webhook"
@@ -25,6 +26,7 @@ type Consumer struct {
 // that cannot be read or dispatched is reported, and Lambda retries it
 // until it leaves the stream; every step of a dispatch is idempotent.
 func (c *Consumer) HandleBatch(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	ctx = logs.WithLogger(ctx, c.Log)
 	var items []webhook.Outgoing
 	var seqs []string
 	var resp events.DynamoDBEventResponse

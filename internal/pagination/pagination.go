@@ -195,6 +195,7 @@ func Respond[T any](p *Pager, req Request, data []T, next cursor.Position, hasMo
 			return nil, err
 		}
 		p.deprecationHeaders(resp.Header, req.baseURL)
+		resp.Page = "offset"
 		return resp, nil
 	}
 	page := Page[T]{Data: data, HasMore: hasMore}
@@ -205,7 +206,11 @@ func Respond[T any](p *Pager, req Request, data []T, next cursor.Position, hasMo
 		}
 		page.NextCursor = &tok
 	}
-	return httpapi.JSON(http.StatusOK, page)
+	resp, err := httpapi.JSON(http.StatusOK, page)
+	if resp != nil {
+		resp.Page = "cursor"
+	}
+	return resp, err
 }
 
 // deprecationHeaders announce the deprecation (RFC 9745, RFC 8594). The

@@ -35,6 +35,8 @@ type eventItem struct {
 	// AboutEndpoint keeps a health event from the endpoint it is about.
 	AboutEndpoint string `dynamodbav:"about_endpoint_id,omitempty"`
 	ExpiresAt     int64  `dynamodbav:"expires_at"`
+	// Trace is the traceparent of the request that committed it (traced).
+	Trace string `dynamodbav:"traceparent,omitempty"`
 }
 
 // NewEvent mints an outbox event of type typ about data, created now.

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/ids"
 )
 
@@ -81,28 +82,51 @@ func (s *Store) AddAPIKey(ctx context.Context, project, keyHash string) (string,
 	return keyID, s.Commit(ctx, p)
 }
 
-// ProjectOfKey returns the project that owns the key with this hash, or
-// ErrNotFound.
-func (s *Store) ProjectOfKey(ctx context.Context, keyHash string) (string, error) {
-	var it apiKeyItem
-	if err := s.get(ctx, s.Tables.Data, key(apiKeyPK(keyHash), "APIKEY"), &it); err != nil {
-		return "", err
-	}
-	return it.ProjectID, nil
+var _ auth.KeyStore = (*Store)(nil)
+
+// apiKeyRefKey is the key of the project's reference to its key keyID.
+func apiKeyRefKey(project, keyID string) map[string]string {
+	return key(projectPK(project), "APIKEY#"+keyID)
 }
 
-// RevokeAPIKey deletes an API key of project by its id. Unknown ids (and
-// other projects' keys) are ErrNotFound.
-func (s *Store) RevokeAPIKey(ctx context.Context, project, keyID string) error {
+// KeyOfHash implements auth.KeyStore: the key with this hash, or
+// ErrNotFound.
+func (s *Store) KeyOfHash(ctx context.Context, keyHash string) (auth.Key, error) {
+	var it apiKeyItem
+	if err := s.get(ctx, s.Tables.Data, key(apiKeyPK(keyHash), "APIKEY"), &it); err != nil {
+		return auth.Key{}, err
+	}
+	return auth.Key{ID: it.KeyID, Project: it.ProjectID}, nil
+}
+
+// KeyLive implements auth.KeyStore: nil while project has the key keyID,
+// ErrNotFound once it was revoked (or never was).
+func (s *Store) KeyLive(ctx context.Context, project, keyID string) error {
 	var ref apiKeyItem
-	if err := s.get(ctx, s.Tables.Data, key(projectPK(project), "APIKEY#"+keyID), &ref); err != nil {
-		return err
+	return s.get(ctx, s.Tables.Data, apiKeyRefKey(project, keyID), &ref)
+}
+
+// RevokeAPIKey deletes an API key of project by its id, then the dashboard
+// sessions it made (see RevokeDashboardSessions), and returns how many
+// sessions it revoked. Unknown ids (and other projects' keys) are
+// ErrNotFound. No session of the key can be made after the key is gone
+// (AddDashboardSession checks the key), so none outlives the revocation;
+// should deleting the sessions fail, they still stop within the key
+// cache's TTL (auth.Cached checks a session's key) and revoke_sessions
+// deletes them.
+func (s *Store) RevokeAPIKey(ctx context.Context, project, keyID string) (int, error) {
+	var ref apiKeyItem
+	if err := s.get(ctx, s.Tables.Data, apiKeyRefKey(project, keyID), &ref); err != nil {
+		return 0, err
 	}
 	var p Plan
-	for _, k := range []map[string]string{key(apiKeyPK(ref.Hash), "APIKEY"), key(projectPK(project), "APIKEY#"+keyID)} {
+	for _, k := range []map[string]string{key(apiKeyPK(ref.Hash), "APIKEY"), apiKeyRefKey(project, keyID)} {
 		p.Add(types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.Tables.Data), Key: keyAV(k)}}, nil)
 	}
-	return s.Commit(ctx, p)
+	if err := s.Commit(ctx, p); err != nil {
+		return 0, err
+	}
+	return s.RevokeDashboardSessions(ctx, project, keyID)
 }
 
 // get reads one item with a strongly consistent read into out; a missing

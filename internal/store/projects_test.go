@@ -22,10 +22,10 @@ func TestAPIKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Run("a key resolves to its project by hash", func(t *testing.T) {
-		got, err := s.ProjectOfKey(ctx, auth.Hash(key))
-		if err != nil || got != p.ID {
-			t.Fatalf("got %q, %v", got, err)
+	t.Run("a key resolves to its id and project by hash", func(t *testing.T) {
+		got, err := s.KeyOfHash(ctx, auth.Hash(key))
+		if err != nil || got.Project != p.ID || got.ID != keyID {
+			t.Fatalf("got %+v, %v", got, err)
 		}
 	})
 	t.Run("a key cannot be added to a missing project", func(t *testing.T) {
@@ -34,10 +34,10 @@ func TestAPIKeys(t *testing.T) {
 		}
 	})
 	t.Run("a revoked key is unknown", func(t *testing.T) {
-		if err := s.RevokeAPIKey(ctx, p.ID, keyID); err != nil {
+		if _, err := s.RevokeAPIKey(ctx, p.ID, keyID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ProjectOfKey(ctx, auth.Hash(key)); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.KeyOfHash(ctx, auth.Hash(key)); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -33,6 +33,8 @@ type deliveryRequestItem struct {
 	Continuation string `dynamodbav:"continuation,omitempty"`
 	CreatedAt    string `dynamodbav:"created_at"`
 	ExpiresAt    int64  `dynamodbav:"expires_at"`
+	// Trace is the traceparent of the request that committed it (traced).
+	Trace string `dynamodbav:"traceparent,omitempty"`
 }
 
 // AddDeliveryRequest plans a retry or redirect request (its id is filled
@@ -72,7 +74,7 @@ func DecodeOutgoing(image map[string]types.AttributeValue) (out webhook.Outgoing
 			return out, false, err
 		}
 		ev := it.event()
-		return webhook.Outgoing{Event: &ev, TargetEndpoint: it.TargetEndpoint, About: it.AboutEndpoint}, true, nil
+		return webhook.Outgoing{Event: &ev, TargetEndpoint: it.TargetEndpoint, About: it.AboutEndpoint, Trace: it.Trace}, true, nil
 	case EntityDeliveryRequest:
 		var it deliveryRequestItem
 		if err := attributevalue.UnmarshalMap(image, &it); err != nil {
@@ -88,12 +90,12 @@ func DecodeOutgoing(image map[string]types.AttributeValue) (out webhook.Outgoing
 			if err != nil || it.ProjectID == "" || it.EndpointID == "" {
 				return out, false, fmt.Errorf("store: recovery step %q without project, endpoint or messages", it.ID)
 			}
-			return webhook.Outgoing{Request: r}, true, nil
+			return webhook.Outgoing{Request: r, Trace: it.Trace}, true, nil
 		}
 		if it.ProjectID == "" || it.DeliveryID == "" {
 			return out, false, fmt.Errorf("store: delivery request %q without project or delivery", it.ID)
 		}
-		return webhook.Outgoing{Request: r}, true, nil
+		return webhook.Outgoing{Request: r, Trace: it.Trace}, true, nil
 	}
 	return out, false, nil
 }

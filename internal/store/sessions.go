@@ -28,7 +28,10 @@ type sessionItem struct {
 	Entity    string `dynamodbav:"entity"`
 	ProjectID string `dynamodbav:"project_id"`
 	SessionID string `dynamodbav:"session_id"`
-	Scope     string `dynamodbav:"scope"`
+	// KeyID is the API key that made the session (absent on sessions
+	// made before sessions recorded it).
+	KeyID string `dynamodbav:"key_id,omitempty"`
+	Scope string `dynamodbav:"scope"`
 	// Hash is on the reference only.
 	Hash          string `dynamodbav:"token_hash,omitempty"`
 	CreatedAt     string `dynamodbav:"created_at"`
@@ -43,14 +46,19 @@ const kindSessions = "DSESS"
 func (it sessionItem) session() auth.Session {
 	created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
 	expires, _ := time.Parse(time.RFC3339Nano, it.ExpiresAtText)
-	return auth.Session{ID: it.SessionID, Project: it.ProjectID, Scope: auth.Scope(it.Scope), CreatedAt: created, ExpiresAt: expires}
+	return auth.Session{ID: it.SessionID, Project: it.ProjectID, KeyID: it.KeyID, Scope: auth.Scope(it.Scope), CreatedAt: created, ExpiresAt: expires}
 }
 
+var errSessionKeyRevoked = apierr.New(apierr.Unauthorized, "the API key was revoked")
+
 // AddDashboardSession plans a new session of s.Project stored under the
-// hash of its token (the token itself is never stored).
+// hash of its token (the token itself is never stored). A session made
+// with a key (sess.KeyID) is made only while the key lives: the plan
+// checks its reference, so a key revoked while its holder's cache still
+// admits it makes no session (UNAUTHORIZED).
 func (s *Store) AddDashboardSession(p *Plan, sess auth.Session, tokenHash string) error {
 	base := sessionItem{
-		Entity: "dashboard_session", ProjectID: sess.Project, SessionID: sess.ID, Scope: string(sess.Scope),
+		Entity: "dashboard_session", ProjectID: sess.Project, SessionID: sess.ID, KeyID: sess.KeyID, Scope: string(sess.Scope),
 		CreatedAt: ids.Timestamp(sess.CreatedAt), ExpiresAtText: ids.Timestamp(sess.ExpiresAt), ExpiresAt: expiresEpoch(sess.ExpiresAt),
 	}
 	lookup, ref := base, base
@@ -63,7 +71,70 @@ func (s *Store) AddDashboardSession(p *Plan, sess auth.Session, tokenHash string
 		}
 		p.Add(w, nil)
 	}
+	if sess.KeyID != "" {
+		p.Add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: aws.String(s.Tables.Data), Key: keyAV(apiKeyRefKey(sess.Project, sess.KeyID)),
+			ConditionExpression: aws.String("attribute_exists(pk)"),
+		}}, errSessionKeyRevoked)
+	}
 	return nil
+}
+
+// DashboardSessionsQuery lists a project's sessions, newest first: a
+// filter drops those that expired a second or more before now, which
+// DynamoDB's TTL sweeper may not have deleted yet. The TTL attribute is
+// rounded up to the second, so the caller drops the last few by
+// auth.Session.Live.
+func DashboardSessionsQuery(project string, now time.Time) List[auth.Session] {
+	q := Query{PartitionAttr: attrPK, Partition: scoped(project, kindSessions), SortAttr: attrSK,
+		Filter: "#exp > :now", Names: map[string]string{"#exp": TTLAttribute},
+		Values: map[string]types.AttributeValue{":now": num(now.Unix())}}
+	return listOf(q, sessionItem.session)
+}
+
+// RevokeDashboardSessions deletes the live sessions of project that the
+// key keyID made, or all of them when keyID is "", and returns how many
+// it deleted. A session deleted meanwhile by its own revocation is not
+// counted.
+func (s *Store) RevokeDashboardSessions(ctx context.Context, project, keyID string) (int, error) {
+	l := DashboardSessionsQuery(project, s.now())
+	if keyID != "" {
+		l.Filter += " AND key_id = :key"
+		l.Values[":key"] = str(keyID)
+	}
+	raw := listOf(l.Query, func(it sessionItem) sessionItem { return it })
+	revoked := 0
+	var start map[string]string
+	for {
+		page, err := ReadPage(ctx, s, raw, start, 100)
+		if err != nil {
+			return revoked, err
+		}
+		for _, ref := range page.Items {
+			var p Plan
+			s.planSessionDelete(&p, ref)
+			switch err := s.Commit(ctx, p); {
+			case err == nil:
+				revoked++
+			case !apierr.Is(err, apierr.NotFound):
+				return revoked, err
+			}
+		}
+		if !page.HasMore {
+			return revoked, nil
+		}
+		start = page.Next
+	}
+}
+
+// planSessionDelete plans the deletion of both items of the session whose
+// reference is ref.
+func (s *Store) planSessionDelete(p *Plan, ref sessionItem) {
+	for _, k := range []map[string]string{key(sessionPK(ref.Hash), "DSESSION"), key(ref.PK, ref.SK)} {
+		// The condition makes a revocation that raced another one
+		// NOT_FOUND instead of a second "deleted".
+		p.Add(types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.Tables.Data), Key: keyAV(k), ConditionExpression: aws.String("attribute_exists(pk)")}}, errSessionNotFound)
+	}
 }
 
 // expiresEpoch is the TTL attribute of an expiry: the first whole second
@@ -104,10 +175,6 @@ func (s *Store) DeleteDashboardSession(ctx context.Context, p *Plan, project, id
 	if !ref.session().Live(s.now()) {
 		return errSessionNotFound
 	}
-	for _, k := range []map[string]string{key(sessionPK(ref.Hash), "DSESSION"), refKey} {
-		// The condition makes a revocation that raced another one
-		// NOT_FOUND instead of a second "deleted".
-		p.Add(types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(s.Tables.Data), Key: keyAV(k), ConditionExpression: aws.String("attribute_exists(pk)")}}, errSessionNotFound)
-	}
+	s.planSessionDelete(p, ref)
 	return nil
 }

@@ -103,3 +103,101 @@ func TestDashboardSessions(t *testing.T) {
 		}
 	})
 }
+
+func TestDashboardSessionsEndWithTheirKey(t *testing.T) {
+	ctx := context.Background()
+	s := dynamotest.Store(t)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	s.Now = func() time.Time { return now }
+	prj, err := s.CreateProject(ctx, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newKey := func() string {
+		t.Helper()
+		id, err := s.AddAPIKey(ctx, prj.ID, auth.Hash(auth.NewKey()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	add := func(keyID string, ttl time.Duration) (auth.Session, string, error) {
+		sess := auth.Session{ID: ids.New(ids.DashboardSession, now), Project: prj.ID, KeyID: keyID, Scope: auth.ScopeRead, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+		token := auth.NewSessionToken()
+		var p store.Plan
+		if err := s.AddDashboardSession(&p, sess, auth.Hash(token)); err != nil {
+			return sess, token, err
+		}
+		return sess, token, s.Commit(ctx, p)
+	}
+	must := func(sess auth.Session, token string, err error) (auth.Session, string) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sess, token
+	}
+	listed := func() []auth.Session {
+		t.Helper()
+		page, err := store.ReadPage(ctx, s, store.DashboardSessionsQuery(prj.ID, now), nil, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page.Items
+	}
+	k1, k2 := newKey(), newKey()
+	s1, tok1 := must(add(k1, time.Hour))
+	s2, tok2 := must(add(k2, time.Hour))
+	must(add(k2, time.Minute))
+
+	t.Run("a session records its key; the list holds the live ones with their keys", func(t *testing.T) {
+		got, err := s.SessionOfToken(ctx, auth.Hash(tok1))
+		if err != nil || got.KeyID != k1 {
+			t.Fatalf("got %+v, %v", got, err)
+		}
+		now = now.Add(2 * time.Minute)
+		defer func() { now = now.Add(-2 * time.Minute) }()
+		keys := map[string]string{}
+		for _, x := range listed() {
+			keys[x.ID] = x.KeyID
+		}
+		if len(keys) != 2 || keys[s1.ID] != k1 || keys[s2.ID] != k2 {
+			t.Fatalf("listed %v", keys)
+		}
+	})
+	t.Run("revoking a key revokes its sessions, and only its", func(t *testing.T) {
+		n, err := s.RevokeAPIKey(ctx, prj.ID, k1)
+		if err != nil || n != 1 {
+			t.Fatalf("revoked %d sessions, %v", n, err)
+		}
+		if _, err := s.SessionOfToken(ctx, auth.Hash(tok1)); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("the revoked key's session: %v", err)
+		}
+		if _, err := s.SessionOfToken(ctx, auth.Hash(tok2)); err != nil {
+			t.Fatalf("the other key's session: %v", err)
+		}
+		if err := s.KeyLive(ctx, prj.ID, k1); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("KeyLive of the revoked key: %v", err)
+		}
+		if err := s.KeyLive(ctx, prj.ID, k2); err != nil {
+			t.Fatalf("KeyLive of the live key: %v", err)
+		}
+	})
+	t.Run("a revoked key makes no session -> UNAUTHORIZED", func(t *testing.T) {
+		if _, _, err := add(k1, time.Hour); !apierr.Is(err, apierr.Unauthorized) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("revoke_sessions of a key, then of the project", func(t *testing.T) {
+		must(add("", time.Hour)) // made before sessions recorded their key
+		if n, err := s.RevokeDashboardSessions(ctx, prj.ID, k2); err != nil || n != 2 {
+			t.Fatalf("revoked %d of k2, %v", n, err)
+		}
+		if n, err := s.RevokeDashboardSessions(ctx, prj.ID, ""); err != nil || n != 1 {
+			t.Fatalf("revoked %d of the project, %v", n, err)
+		}
+		if l := listed(); len(l) != 0 {
+			t.Fatalf("listed %+v", l)
+		}
+	})
+}

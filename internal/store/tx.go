@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/botix/public-api/internal/apierr"
+	"github.com/botix/public-api/internal/tracing"
 )
 
 // Plan is the set of writes of one operation. It commits in a single
@@ -65,9 +66,9 @@ func (s *Store) Commit(ctx context.Context, p Plan) error { return s.commit(ctx,
 // refuses (a 500: it can never succeed). Re-sending is safe: nothing was
 // written.
 func (s *Store) commit(ctx context.Context, p Plan, guard *types.TransactWriteItem) error {
-	items := p.Items
+	items := traced(ctx, p.Items)
 	if guard != nil {
-		items = append(append([]types.TransactWriteItem(nil), p.Items...), *guard)
+		items = append(append([]types.TransactWriteItem(nil), items...), *guard)
 	}
 	if len(items) == 0 {
 		return nil
@@ -114,6 +115,37 @@ func (s *Store) commit(ctx context.Context, p Plan, guard *types.TransactWriteIt
 			return apierr.Unavailable(err)
 		}
 	}
+}
+
+// traced returns items with the trace context of ctx's request on each
+// outbox item (events, delivery requests), which the dispatcher hands on
+// to the deliveries' messages (package tracing). The plan's items are not
+// changed.
+func traced(ctx context.Context, items []types.TransactWriteItem) []types.TransactWriteItem {
+	tp := tracing.Traceparent(ctx)
+	if tp == "" {
+		return items
+	}
+	out := make([]types.TransactWriteItem, len(items))
+	for i, it := range items {
+		out[i] = it
+		if it.Put == nil || !outboxEntity(it.Put.Item["entity"]) {
+			continue
+		}
+		put := *it.Put
+		put.Item = make(map[string]types.AttributeValue, len(it.Put.Item)+1)
+		for k, v := range it.Put.Item {
+			put.Item[k] = v
+		}
+		put.Item["traceparent"] = &types.AttributeValueMemberS{Value: tp}
+		out[i].Put = &put
+	}
+	return out
+}
+
+func outboxEntity(v types.AttributeValue) bool {
+	s, ok := v.(*types.AttributeValueMemberS)
+	return ok && (s.Value == EntityEvent || s.Value == EntityDeliveryRequest)
 }
 
 func code(r types.CancellationReason) string { return aws.ToString(r.Code) }

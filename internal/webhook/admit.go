@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/botix/public-api/internal/metrics"
 )
 
 // admitTries bounds the conditional writes one batch makes to admit its
@@ -109,6 +111,11 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 			continue
 		}
 		m := msgs[idx[k]]
+		if m.expired(now) {
+			// Its round has ended: it is dead, not deferred (attempt).
+			d.spawn(ctx, &wg, m, &out[idx[k]], nil)
+			continue
+		}
 		m.Number, m.NotBefore = a.Start.Number, a.Start.NotBefore
 		later, laterIdx = append(later, Deferred{Message: m, Delay: a.Wait}), append(laterIdx, idx[k])
 	}
@@ -167,6 +174,7 @@ func (d *Deliverer) spawnAt(ctx context.Context, wg *sync.WaitGroup, project, en
 			if err := d.Queue.Defer(ctx, []Deferred{pause})[0]; err != nil {
 				*out = failed
 			}
+			metrics.Put(ctx, d.Log, metrics.EndpointPauses, 1)
 			return
 		}
 		d.run(ctx, m, out, slots)
@@ -280,6 +288,7 @@ const BusyWait = time.Second
 // pauses the endpoint for retryAfter and lowers its rate (PlanThrottle),
 // with the same conditional write as admissions.
 func (d *Deliverer) throttle(ctx context.Context, project string, ep Endpoint, answer string, retryAfter time.Duration, now time.Time) {
+	metrics.Put(ctx, d.Log, metrics.Throttles, 1)
 	for range admitTries {
 		next, change := PlanThrottle(ep, answer, retryAfter, now)
 		if !change {

@@ -1,5 +1,7 @@
 package webhook
 
+import "time"
+
 // AttemptKind says why an attempt was made.
 type AttemptKind string
 
@@ -41,6 +43,14 @@ const (
 	// dead delivery of an endpoint created within a time window.
 	RequestRecover RequestKind = "recover"
 )
+
+// ManualRetryCooldown is how long after a manual retry of a delivery the
+// next one is refused (429 RETRY_COOLDOWN with Retry-After): a person
+// pressing Retry, or a script that retries a delivery in a loop, gets one
+// attempt a minute per delivery, not one per call. The scheduled round
+// and redrives are not affected; a redirect to an inspector neither (it
+// does not reach the receiver).
+const ManualRetryCooldown = time.Minute
 
 // DeliveryRequest asks for more attempts: one extra attempt of a delivery
 // (a manual retry, or a redirect to an inspector), or the recovery of an

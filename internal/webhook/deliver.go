@@ -11,6 +11,8 @@ import (
 
 	"github.com/botix/public-api/internal/clock"
 	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/logs"
+	"github.com/botix/public-api/internal/tracing"
 )
 
 // Config is the deliverer's policy.
@@ -110,6 +112,7 @@ const earlyDelay = 2 * time.Second
 
 // Handle processes one delivery queue message.
 func (d *Deliverer) Handle(ctx context.Context, msg Message) Disposition {
+	ctx = d.handling(ctx, msg)
 	if msg.Request != nil {
 		if err := d.extra(ctx, msg); err != nil {
 			d.Log.ErrorContext(ctx, "extra attempt failed; the queue will retry", "delivery_id", msg.DeliveryID, "error", err.Error())
@@ -143,7 +146,7 @@ func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 			return failed
 		}
 		if created {
-			return d.runClaimed(ctx, rec, c.Token, msg.Bulk)
+			return d.runClaimed(ctx, msg, rec, c.Token)
 		}
 	}
 	var rec *Delivery
@@ -167,12 +170,13 @@ func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 		}
 		return done
 	}
-	return d.runClaimed(ctx, *rec, c.Token, msg.Bulk)
+	return d.runClaimed(ctx, msg, *rec, c.Token)
 }
 
-// runClaimed runs the attempt of rec that token claimed.
-func (d *Deliverer) runClaimed(ctx context.Context, rec Delivery, token string, bulk bool) Disposition {
-	if err := d.attempt(ctx, rec, token, bulk); err != nil {
+// runClaimed runs the attempt of rec that token claimed for msg.
+func (d *Deliverer) runClaimed(ctx context.Context, msg Message, rec Delivery, token string) Disposition {
+	ctx = logs.With(ctx, logs.EventID, rec.EventID)
+	if err := d.attempt(ctx, rec, token, msg.Bulk, roundEnds(msg, rec, d.now())); err != nil {
 		d.Log.ErrorContext(ctx, "attempt not recorded; the queue will retry", "delivery_id", rec.ID, "error", err.Error())
 		return failed
 	}
@@ -181,9 +185,10 @@ func (d *Deliverer) runClaimed(ctx context.Context, rec Delivery, token string, 
 
 // attempt POSTs a claimed attempt, decides what follows, arranges it
 // (schedule or dead letter; bulk: on the bulk lane) and records it all.
-func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string, bulk bool) error {
+// A round that ends (ends) before its next attempt is dead.
+func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string, bulk bool, ends time.Time) error {
 	now := d.now()
-	ep, err := d.endpoint(ctx, rec.ProjectID, rec.EndpointID)
+	ep, err := d.current(ctx, rec.ProjectID, rec.EndpointID, bulk)
 	var resp Response
 	var decision Decision
 	var requestID string
@@ -194,6 +199,8 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string, bul
 		return err
 	case !ep.Enabled:
 		decision = Decision{Verdict: Dead, Class: ClassEndpointDisabled, Reason: "the webhook endpoint is disabled: " + ep.DisabledReason}
+	case !now.Before(ends):
+		decision = Decision{Verdict: Dead, Class: ClassExpired, Reason: expiredReason}
 	default:
 		requestID, resp, err = d.post(ctx, rec, ep, ep.URL, now)
 		if err != nil {
@@ -208,13 +215,14 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string, bul
 				decision = Decision{Verdict: Retry, Wait: max(after, time.Second), Class: decision.Class, Throttled: true}
 			}
 		}
+		decision = withinLifetime(decision, ends, now)
 		if d.Hooks.AfterPost != nil {
 			if err := d.Hooks.AfterPost(ctx, rec.ID); err != nil {
 				return err
 			}
 		}
 	}
-	result, err := d.follow(ctx, rec, bulk, decision)
+	result, err := d.follow(ctx, rec, bulk, decision, ends)
 	if err != nil {
 		return err
 	}
@@ -230,7 +238,10 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string, bul
 	} else if err != nil {
 		return err
 	}
-	if requestID != "" && !decision.Throttled {
+	if err == nil {
+		d.counted(ctx, rec, bulk, resp, requestID, result)
+	}
+	if (requestID != "" || decision.Class == ClassExpired) && !decision.Throttled {
 		d.health(ctx, rec.ProjectID, ep, decision, now)
 	}
 	return nil
@@ -242,13 +253,14 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string, bul
 // and the attempt runs again, and a schedule or dead letter sent twice is
 // harmless (schedules are named by attempt; a redriven duplicate finds the
 // delivery's round moved on).
-func (d *Deliverer) follow(ctx context.Context, rec Delivery, bulk bool, decision Decision) (Result, error) {
+func (d *Deliverer) follow(ctx context.Context, rec Delivery, bulk bool, decision Decision, ends time.Time) (Result, error) {
 	switch decision.Verdict {
 	case Delivered:
 		return Result{Status: StatusDelivered}, nil
 	case Retry:
 		at := nextSecond(d.now().Add(decision.Wait))
-		next := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, EndpointID: rec.EndpointID, Round: rec.Round, Attempt: rec.NextAttempt + 1, Bulk: bulk}
+		next := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, EndpointID: rec.EndpointID, Round: rec.Round, Attempt: rec.NextAttempt + 1, Bulk: bulk, RoundEnds: ends.Unix()}
+		next.Trace = tracing.Traceparent(ctx)
 		if decision.Throttled && decision.Wait <= MaxDefer {
 			// A short wait the receiver asked for: on the queue itself.
 			if err := d.Queue.Defer(ctx, []Deferred{{Message: next, Delay: at.Sub(d.now())}})[0]; err != nil {
@@ -262,6 +274,7 @@ func (d *Deliverer) follow(ctx context.Context, rec Delivery, bulk bool, decisio
 		return Result{Status: StatusDead, DeadReason: decision.Reason}, nil
 	}
 	m := Message{DeliveryID: rec.ID, ProjectID: rec.ProjectID, RedriveOfRound: rec.Round, EndpointID: rec.EndpointID, EventType: rec.EventType, Reason: decision.Reason}
+	m.Trace = tracing.Traceparent(ctx)
 	if err := d.Queue.DeadLetter(ctx, m); err != nil {
 		return Result{}, err
 	}
@@ -278,6 +291,9 @@ func (d *Deliverer) post(ctx context.Context, rec Delivery, ep Endpoint, url str
 	headers[HeaderEvent] = rec.EventType
 	headers[HeaderRequestID] = requestID
 	headers[HeaderAttempt] = strconv.Itoa(rec.Attempts + 1)
+	if tp := tracing.Traceparent(ctx); tp != "" {
+		headers[tracing.Header] = tp
+	}
 	return requestID, d.Poster.Post(ctx, url, []byte(rec.Payload), headers), nil
 }
 
@@ -349,6 +365,9 @@ func (d *Deliverer) extra(ctx context.Context, msg Message) error {
 		}
 	}
 	err = d.Deliveries.RecordExtra(ctx, rec, delivered, log)
+	if err == nil {
+		d.countedExtra(ctx, log, delivered)
+	}
 	if errors.Is(err, ErrDeliveryNotFound) {
 		return nil
 	}

@@ -115,6 +115,7 @@ func (d *Dispatcher) createDeliveries(ctx context.Context, jobs []dispatchJob) {
 		case j.item.Event != nil:
 			j.msgs, j.err = d.plan(j.item, j.endpoints)
 		}
+		traceAll(j.msgs, j.item.Trace)
 		var at time.Time
 		if ev := j.item.Event; ev != nil {
 			at, _ = time.Parse(time.RFC3339Nano, ev.CreatedAt)
@@ -155,7 +156,8 @@ func (d *Dispatcher) plan(o Outgoing, endpoints []Endpoint) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := ids.Timestamp(d.now())
+	at := d.now()
+	now, ends := ids.Timestamp(at), at.Add(DeliveryLifetime).Unix()
 	var msgs []Message
 	for _, ep := range endpoints {
 		if !ep.Targets(o) {
@@ -165,7 +167,7 @@ func (d *Dispatcher) plan(o Outgoing, endpoints []Endpoint) ([]Message, error) {
 		if err != nil {
 			return nil, err
 		}
-		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, EndpointID: ep.ID, EventType: ev.Type, Round: 1, Attempt: 1,
+		msgs = append(msgs, Message{DeliveryID: id, ProjectID: ev.ProjectID, EndpointID: ep.ID, EventType: ev.Type, Round: 1, Attempt: 1, RoundEnds: ends,
 			Pending: &PendingDelivery{EventID: ev.ID, Payload: string(body), CreatedAt: now}})
 	}
 	return msgs, nil

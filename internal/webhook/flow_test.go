@@ -356,3 +356,58 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestFlowControlGuards pins the guards that keep deliveries behind a
+// receiver's pause whichever way they come.
+func TestFlowControlGuards(t *testing.T) {
+	ctx := context.Background()
+	t.Run("a manual retry to an endpoint its receiver paused waits out the pause on the queue, then goes", func(t *testing.T) {
+		p, _ := firstAttempt(t, answer(429, "120"))
+		paused := p.queue.Deferred()
+		n := len(p.queue.Sent())
+		p.dispatch(webhook.Outgoing{Request: &webhook.DeliveryRequest{ID: "dreq_1", ProjectID: project, DeliveryID: p.only().ID, EndpointID: p.only().EndpointID, Kind: webhook.RequestRetry}})
+		manual := p.queue.Sent()[n:]
+		p.poster.Answer = nil
+		if d := p.deliverer.HandleBatch(ctx, manual); len(d) != 1 || !d[0].Done {
+			t.Fatalf("dispositions %+v", d)
+		}
+		later := p.queue.Deferred()[len(paused):]
+		if len(p.poster.Posted()) != 1 || len(later) != 1 || later[0].Message.Request == nil || later[0].Delay < time.Minute {
+			t.Fatalf("posted %d during the 120 s pause, deferred %+v", len(p.poster.Posted()), later)
+		}
+		p.advance(121 * time.Second)
+		p.deliverer.HandleBatch(ctx, []webhook.Message{later[0].Message})
+		if log := p.attempts(p.only()); len(p.poster.Posted()) != 2 || log[len(log)-1].Kind != webhook.KindManual {
+			t.Fatalf("after the pause: posted %d, log %+v", len(p.poster.Posted()), log)
+		}
+	})
+	t.Run("a delivery waiting for its paced start when the receiver pauses the endpoint (Retry-After 120) is deferred for the whole pause", func(t *testing.T) {
+		p, ep := pacedPipeline(t, 5, 2)
+		p.poster.Answer = answer(429, "120")
+		var sleeps atomic.Int64
+		p.deliverer.Sleep = func(time.Duration) {
+			if sleeps.Add(1) == 1 {
+				return
+			}
+			// The other delivery's 429 lands while this one waits.
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				for _, d := range p.deliveries.All() {
+					if d.Status == webhook.StatusRetrying {
+						return
+					}
+				}
+			}
+		}
+		p.deliverer.HandleBatch(ctx, p.queue.Sent())
+		got, _ := p.endpoints.Get(ctx, project, ep.ID)
+		var held []webhook.Deferred
+		for _, d := range p.queue.Deferred() {
+			if d.Message.Attempt == 1 {
+				held = append(held, d)
+			}
+		}
+		if len(p.poster.Posted()) != 1 || len(held) != 1 || held[0].Delay < time.Minute || held[0].Message.NotBefore != got.Flow.PausedUntil {
+			t.Fatalf("posted %d, held %+v; the pause ends at %d", len(p.poster.Posted()), held, got.Flow.PausedUntil)
+		}
+	})
+}

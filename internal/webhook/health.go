@@ -10,6 +10,7 @@ import (
 
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/metrics"
 )
 
 // The thresholds of the health events. An endpoint is failing once its
@@ -140,6 +141,7 @@ func (a *Announcer) afterSuccess(ctx context.Context, eps Endpoints, project str
 		case err != nil:
 			return before, err
 		case recovered:
+			metrics.Put(ctx, a.Log, metrics.HealthTransitions, 1, transition(domain.EventEndpointRecovered))
 			ep := before
 			ep.LastSuccessAt, ep.ConsecutiveFailures, ep.FailingSince = ids.Timestamp(now), 0, ""
 			return ep, nil
@@ -156,7 +158,10 @@ func (a *Announcer) disable(ctx context.Context, eps Endpoints, project string, 
 	if err != nil {
 		return err
 	}
-	_, err = a.Events.Disable(ctx, an, data.DisabledReason, now)
+	wrote, err := a.Events.Disable(ctx, an, data.DisabledReason, now)
+	if wrote {
+		metrics.Put(ctx, a.Log, metrics.HealthTransitions, 1, transition(domain.EventEndpointDisabled))
+	}
 	return err
 }
 
@@ -172,8 +177,12 @@ func (a *Announcer) announce(ctx context.Context, project, kind string, data Hea
 		return
 	}
 	an, err := announcement(project, kind, data, now)
+	wrote := false
 	if err == nil {
-		_, err = a.Events.Announce(ctx, an)
+		wrote, err = a.Events.Announce(ctx, an)
+	}
+	if wrote {
+		metrics.Put(ctx, a.Log, metrics.HealthTransitions, 1, transition(kind))
 	}
 	if err != nil {
 		log := a.Log

@@ -18,6 +18,8 @@ type Outgoing struct {
 	// receives it.
 	About   string
 	Request *DeliveryRequest
+	// Trace is the traceparent of the request that wrote it.
+	Trace string
 }
 
 // Message is the body of a delivery queue message, of a scheduled retry's
@@ -57,6 +59,14 @@ type Message struct {
 	// the bulk lane, is that delivery, not yet stored: the deliverer stores
 	// it, claimed, when the message's turn comes (see BulkAfter).
 	Pending *PendingDelivery `json:"pending,omitempty"`
+	// Trace is the W3C traceparent of the request that wrote the event
+	// (or asked the retry), as the handling that sent this message
+	// continued it: in the body, because a Scheduler retry, a dead letter
+	// and its redrive keep the body (package tracing).
+	Trace string `json:"traceparent,omitempty"`
+	// RoundEnds (epoch seconds) is when the message's round ends (see
+	// DeliveryLifetime); 0 on a redrive, whose claim starts a round.
+	RoundEnds int64 `json:"round_ends,omitempty"`
 }
 
 // PendingDelivery is what a bulk lane's first message carries of its

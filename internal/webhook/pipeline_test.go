@@ -238,8 +238,9 @@ func TestDelivererTransitions(t *testing.T) {
 	t.Run("5 failed attempts: dead, with a dead letter that a redrive can start again", func(t *testing.T) {
 		p, _ := firstAttempt(t, answer(500, ""))
 		for i := range 4 {
-			p.advance(25 * time.Hour)
-			if d := p.deliverer.Handle(context.Background(), p.scheduler.All()[i].Message); !d.Done {
+			next := p.scheduler.All()[i]
+			p.advance(next.At.Sub(p.clock()))
+			if d := p.deliverer.Handle(context.Background(), next.Message); !d.Done {
 				t.Fatalf("attempt %d: %+v", i+2, d)
 			}
 		}
@@ -274,6 +275,21 @@ func TestDelivererTransitions(t *testing.T) {
 		got := p.only()
 		if got.Status != webhook.StatusDead || got.LastErrorClass != webhook.ClassEndpointDeleted || len(p.poster.Posted()) != 0 || len(p.queue.Dead()) != 0 {
 			t.Fatalf("delivery %+v, posted %d, dead %d", got, len(p.poster.Posted()), len(p.queue.Dead()))
+		}
+	})
+	t.Run("an endpoint deleted after this instance last read it: its queued deliveries are not sent", func(t *testing.T) {
+		p, ep := firstAttempt(t, nil)
+		p.dispatch(p.event(domain.EventContactCreated))
+		p.endpoints.Delete(project, ep.ID)
+		p.deliverer.HandleBatch(context.Background(), p.queue.Sent()[1:])
+		var gone int
+		for _, d := range p.deliveries.All() {
+			if d.Status == webhook.StatusDead && d.LastErrorClass == webhook.ClassEndpointDeleted {
+				gone++
+			}
+		}
+		if len(p.poster.Posted()) != 1 || gone != 1 {
+			t.Fatalf("posted %d (1 before the delete), dead for the deleted endpoint %d", len(p.poster.Posted()), gone)
 		}
 	})
 	t.Run("a disabled endpoint: dead without a request, with a dead letter to redrive once it is enabled", func(t *testing.T) {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/botix/public-api/internal/metrics"
+	"github.com/botix/public-api/internal/tracing"
 )
 
 // The bounds of a recovery. A security review found that ten recover
@@ -141,6 +144,7 @@ func (rc *Recoverer) take(ctx context.Context, ep Endpoint, r Recovery, now time
 	if err != nil {
 		return RecoveryCall{}, err
 	}
+	traceAll(msgs, tracing.Traceparent(ctx))
 	r.NextStepAt = time.Time{}
 	if r.Status == RecoveryRunning {
 		rate, pausedUntil := flowOf(ep, now)
@@ -159,6 +163,7 @@ func (rc *Recoverer) take(ctx context.Context, ep Endpoint, r Recovery, now time
 	case err != nil:
 		return RecoveryCall{}, err
 	}
+	metrics.Put(ctx, nil, metrics.Recoveries, float64(len(msgs)))
 	return RecoveryCall{Recovery: r, Queued: len(msgs)}, nil
 }
 

@@ -130,20 +130,21 @@ func Decide(o Response, attempt int, schedule []time.Duration, now time.Time) De
 	}
 }
 
-// ParseRetryAfter reads a Retry-After value: delta seconds or an HTTP-date.
-// It reports false for an absent or invalid value; a value past
-// MaxRetryAfter is capped, one in the past is zero.
+// ParseRetryAfter reads a Retry-After value: delta seconds (RFC 9110:
+// digits only) or an HTTP-date. It reports false for an absent or invalid
+// value; a value past MaxRetryAfter is capped — however many digits it
+// has, so that 99999999999999999999 (past int64) waits as long as
+// 9223372036854775807 — and one in the past is zero.
 func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
 	}
 	var d time.Duration
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return 0, false
-		}
-		if n > int64(MaxRetryAfter/time.Second) {
+	if allDigits(v) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n > int64(MaxRetryAfter/time.Second) {
+			// Only a range error is left: more seconds than int64 holds.
 			return MaxRetryAfter, true
 		}
 		d = time.Duration(n) * time.Second
@@ -153,4 +154,14 @@ func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	return min(max(d, 0), MaxRetryAfter), true
+}
+
+// allDigits reports whether v is one or more ASCII digits.
+func allDigits(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return v != ""
 }

@@ -133,8 +133,10 @@ func NewStatsWindow(granularity string, since, until, now time.Time) (_ StatsWin
 	}
 	floor := now.Add(-StatsRetention)
 	switch {
-	case !since.Before(until):
-		return StatsWindow{}, "until", "must be after since (and until is never later than now)"
+	case until.Before(since):
+		// until == since is the bucket that holds it, as the document's
+		// "must not be before since" allows.
+		return StatsWindow{}, "until", "must not be before since (and until is never later than now)"
 	case until.Before(floor):
 		return StatsWindow{}, "until", "must be within the last " + strconv.Itoa(int(StatsRetention/(24*time.Hour))) + " days: older counts are not kept"
 	case since.Before(floor):

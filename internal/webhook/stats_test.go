@@ -28,7 +28,8 @@ func TestStatsWindow(t *testing.T) {
 		{name: "an explicit window, floored to its buckets", since: at("2026-11-29T08:59:59Z"), until: at("2026-11-29T10:00:00Z"), from: "2026-11-29T08:00:00Z", to: "2026-11-29T10:00:00Z", end: "2026-11-29T11:00:00Z"},
 		{name: "until in the future stops at now", since: at("2026-11-29T18:30:00Z"), until: at("2027-01-01T00:00:00Z"), from: "2026-11-29T18:00:00Z", to: "2026-11-29T19:00:00Z", end: "2026-11-29T20:00:00Z"},
 		{name: "since before the counters' retention is cut to it", granularity: "day", since: at("2026-01-01T00:00:00Z"), from: "2026-11-14T00:00:00Z", to: "2026-11-29T00:00:00Z", end: "2026-11-30T00:00:00Z"},
-		{name: "since not before until", since: at("2026-11-29T10:00:00Z"), until: at("2026-11-29T10:00:00Z"), field: "until"},
+		{name: "until == since is the bucket that holds it", since: at("2026-11-29T10:00:00Z"), until: at("2026-11-29T10:00:00Z"), from: "2026-11-29T10:00:00Z", to: "2026-11-29T10:00:00Z", end: "2026-11-29T11:00:00Z"},
+		{name: "until before since", since: at("2026-11-29T10:00:00Z"), until: at("2026-11-29T09:59:59.999Z"), field: "until"},
 		{name: "since after a default until", since: at("2026-12-01T00:00:00Z"), field: "until"},
 		{name: "until before the counters' retention", until: at("2026-11-01T00:00:00Z"), field: "until"},
 	} {

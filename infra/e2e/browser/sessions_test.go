@@ -169,8 +169,45 @@ func TestDashboardSessions(t *testing.T) {
 		if r.Status != 200 || !strings.Contains(string(r.Body), `"scope":"read_retry"`) {
 			t.Fatalf("the new session: %d %s", r.Status, r.Body)
 		}
-		o.click("#session-list", "Revoke")
-		o.waitFor(`document.querySelector('#view .notice') !== null && document.querySelector('#session-list li') === null`)
+		var made struct {
+			ID string `json:"id"`
+		}
+		r.JSON(t, &made)
+		row := fmt.Sprintf("#session-list li[data-id=%s]", made.ID)
+		o.waitFor(fmt.Sprintf(`document.querySelector(%s) !== null && document.querySelector(%s).textContent.includes('(this tab)')`, js(row), js(row)))
+		o.click(row, "Revoke")
+		o.waitFor(fmt.Sprintf(`document.querySelector('#view .notice') !== null && document.querySelector(%s) === null`, js(row)))
+		if r := apitest.Do(t, "GET", sys.rt.URL+"/public/v1/webhook-deliveries", nil, "Authorization", "Bearer "+token); r.Status != 401 {
+			t.Fatalf("the revoked token: %d %s", r.Status, r.Body)
+		}
+	})
+
+	t.Run("the Sessions view lists every live session of the project, made anywhere, with its key; Revoke ends it", func(t *testing.T) {
+		id, token := o.session("read", 600)
+		var listed struct {
+			Data []struct {
+				ID    string `json:"id"`
+				KeyID string `json:"key_id"`
+			} `json:"data"`
+		}
+		apitest.Do(t, "GET", sys.rt.URL+"/public/v1/dashboard-sessions", nil, "Authorization", "Bearer "+o.key).JSON(t, &listed)
+		keyID := ""
+		for _, s := range listed.Data {
+			if s.ID == id {
+				keyID = s.KeyID
+			}
+		}
+		if !strings.HasPrefix(keyID, "key_") {
+			t.Fatalf("the API lists %+v", listed.Data)
+		}
+		o.open("/sessions")
+		row := fmt.Sprintf("#session-list li[data-id=%s]", id)
+		o.waitFor(fmt.Sprintf(`document.querySelector(%s) !== null`, js(row)))
+		if text := o.text(row); !strings.Contains(text, keyID) || !strings.Contains(text, "read") || strings.Contains(text, token) || strings.Contains(text, "(this tab)") {
+			t.Fatalf("the row says %q", text)
+		}
+		o.click(row, "Revoke")
+		o.waitFor(fmt.Sprintf(`document.querySelector(%s) === null`, js(row)))
 		if r := apitest.Do(t, "GET", sys.rt.URL+"/public/v1/webhook-deliveries", nil, "Authorization", "Bearer "+token); r.Status != 401 {
 			t.Fatalf("the revoked token: %d %s", r.Status, r.Body)
 		}

@@ -2,15 +2,21 @@ package conformance_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/botix/public-api/infra/testkit/apicontract"
+	"github.com/botix/public-api/infra/testkit/faultproxy"
 	"github.com/botix/public-api/internal/ids"
 	"github.com/botix/public-api/internal/webhook"
+	"github.com/botix/public-api/sdk"
 )
 
 const contactsPath = "/public/v1/contacts"
@@ -355,6 +361,73 @@ func checkWebhookReceive(r *run) {
 	for name, ids := range want {
 		if got := rep.Processed[name]; strings.Join(got, ",") != strings.Join(ids, ",") {
 			r.t.Errorf("receiver %s processed %v, want %v (each once)", name, got, ids)
+		}
+	}
+}
+
+// checkListParams: the runner called each list method of its SDK (every
+// GET of the document that takes a query) once, with every parameter the
+// method takes set, and reported each call's path and how many it set.
+// The query each request carried must be exactly the document's
+// parameters of that path (the deprecated offset mode aside), each set
+// parameter one of them: a filter the SDK lost, or one it sends that the
+// API does not take, fails here.
+func checkListParams(r *run) {
+	var rep struct {
+		Calls []struct {
+			Path string `json:"path"`
+			Set  int    `json:"set"`
+		} `json:"calls"`
+	}
+	r.report(&rep)
+	documented, err := apicontract.QueryParameters(sdk.OpenAPI)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var gets []faultproxy.Entry
+	for _, e := range r.proxy.Log() {
+		if e.Method == "GET" {
+			gets = append(gets, e)
+		}
+	}
+	if len(gets) != len(rep.Calls) {
+		r.t.Fatalf("the runner reports %d calls; the proxy saw %d GET requests", len(rep.Calls), len(gets))
+	}
+	called := map[string]bool{}
+	for i, c := range rep.Calls {
+		doc, ok := documented[c.Path]
+		if !ok {
+			r.t.Errorf("a call of %s, which the document does not have", c.Path)
+			continue
+		}
+		called[c.Path] = true
+		pattern := strings.ReplaceAll(regexp.QuoteMeta(pathParam.ReplaceAllString(c.Path, "\x00")), "\x00", `[^/]+`)
+		if !regexp.MustCompile("^" + pattern + "$").MatchString(gets[i].Path) {
+			r.t.Errorf("call %d is reported as %s; the request went to %s", i, c.Path, gets[i].Path)
+			continue
+		}
+		var want []string
+		for name, deprecated := range doc {
+			if !deprecated {
+				want = append(want, name)
+			}
+		}
+		slices.Sort(want)
+		q, err := url.ParseQuery(gets[i].RawQuery)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		sent := slices.Sorted(maps.Keys(q))
+		if !slices.Equal(sent, want) {
+			r.t.Errorf("GET %s: the SDK sends %v; the document's parameters are %v", c.Path, sent, want)
+		}
+		if c.Set != len(sent) {
+			r.t.Errorf("GET %s: the SDK's method takes %d parameters but sends %d %v: a parameter reaches no query parameter", c.Path, c.Set, len(sent), sent)
+		}
+	}
+	for path, params := range documented {
+		if len(params) > 0 && !called[path] {
+			r.t.Errorf("GET %s takes a query, and the runner called no method of it", path)
 		}
 	}
 }

@@ -374,6 +374,7 @@ var check = map[string]func(*run){
 	"routes":             checkRoutes,
 	"codes":              checkCodes,
 	"schemas":            checkSchemas,
+	"list-params":        checkListParams,
 	"lossy-creates":      checkLossyCreates,
 	"in-progress":        checkInProgress,
 	"reuse-conflict":     checkReuseConflict,

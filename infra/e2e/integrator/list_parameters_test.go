@@ -16,9 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/botix/public-api/infra/run/local"
+	"github.com/botix/public-api/infra/testkit/apicontract"
 	"github.com/botix/public-api/infra/testkit/apitest"
 	"github.com/botix/public-api/infra/testkit/localtest"
 	"github.com/botix/public-api/sdk"
@@ -84,47 +83,14 @@ func fill(v any) int {
 	return n
 }
 
-// documentedQuery is, for each GET operation of the document, its query
-// parameters and which of them are deprecated.
+// documentedQuery is apicontract.QueryParameters of sdk/openapi.yaml.
 func documentedQuery(t *testing.T) map[string]map[string]bool {
 	t.Helper()
-	type param struct {
-		Ref        string `yaml:"$ref"`
-		Name       string `yaml:"name"`
-		In         string `yaml:"in"`
-		Deprecated bool   `yaml:"deprecated"`
-	}
-	var d struct {
-		Paths map[string]struct {
-			Get *struct {
-				Parameters []param `yaml:"parameters"`
-			} `yaml:"get"`
-		} `yaml:"paths"`
-		Components struct {
-			Parameters map[string]param `yaml:"parameters"`
-		} `yaml:"components"`
-	}
-	if err := yaml.Unmarshal(sdk.OpenAPI, &d); err != nil {
+	q, err := apicontract.QueryParameters(sdk.OpenAPI)
+	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]map[string]bool{}
-	for path, item := range d.Paths {
-		// The public documents (OpenAPI, error codes, changelog) are files,
-		// not resources: they have no query.
-		if item.Get == nil || !strings.HasPrefix(path, "/public/v1/") || publicDocuments[path] {
-			continue
-		}
-		out[path] = map[string]bool{}
-		for _, p := range item.Get.Parameters {
-			if p.Ref != "" {
-				p = d.Components.Parameters[strings.TrimPrefix(p.Ref, "#/components/parameters/")]
-			}
-			if p.In == "query" {
-				out[path][p.Name] = p.Deprecated
-			}
-		}
-	}
-	return out
+	return q
 }
 
 // takes reads what a handler's answer to an unknown parameter says it
@@ -216,6 +182,12 @@ func TestListParametersAgree(t *testing.T) {
 			p := botix.EventListParams{}
 			n := fill(&p)
 			_, _ = c.Events.List(ctx, p)
+			return n
+		},
+		"/public/v1/dashboard-sessions": func() int {
+			p := botix.ListParams{}
+			n := fill(&p)
+			_, _ = c.DashboardSessions.List(ctx, p)
 			return n
 		},
 	}
@@ -331,6 +303,3 @@ func TestContactTagFilter(t *testing.T) {
 		}
 	})
 }
-
-// publicDocuments are the paths of GetApiReferenceFunction's documents.
-var publicDocuments = map[string]bool{"/public/v1/openapi.json": true, "/public/v1/error-codes": true, "/public/v1/changelog.atom": true}

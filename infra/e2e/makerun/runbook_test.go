@@ -234,7 +234,7 @@ func TestRunbookThroughTheLocalAWSEndpoint(t *testing.T) {
 				if tc.target != "" {
 					req.Header.Set("X-Amz-Target", tc.target)
 				}
-				signAWS(t, req, []byte(tc.body), "local", "local", "sqs")
+				signAWS(t, req, []byte(tc.body), "local", "local", "sqs", 0)
 				res, err := http.DefaultClient.Do(req)
 				if err != nil {
 					t.Fatal(err)

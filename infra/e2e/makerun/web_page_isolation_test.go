@@ -43,14 +43,17 @@ type awsCall struct {
 	accessKey, secret, service string
 	// afterSigning changes the request once it is signed.
 	afterSigning func(*http.Request)
+	// skew moves the signing time off the clock (a signer whose clock
+	// is wrong, or a request replayed later).
+	skew time.Duration
 }
 
 // signAWS signs req with SigV4 as the AWS SDK for Go does.
-func signAWS(t *testing.T, req *http.Request, body []byte, accessKey, secret, service string) {
+func signAWS(t *testing.T, req *http.Request, body []byte, accessKey, secret, service string, skew time.Duration) {
 	t.Helper()
 	sum := sha256.Sum256(body)
 	creds := aws.Credentials{AccessKeyID: accessKey, SecretAccessKey: secret}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), service, local.Region, time.Now()); err != nil {
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, hex.EncodeToString(sum[:]), service, local.Region, time.Now().Add(skew)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -76,7 +79,7 @@ func (c awsCall) do(t *testing.T, rt *local.Runtime) (int, string, []byte) {
 		req.Header.Set("Origin", c.origin)
 	}
 	if c.accessKey != "" {
-		signAWS(t, req, []byte(c.body), c.accessKey, c.secret, c.service)
+		signAWS(t, req, []byte(c.body), c.accessKey, c.secret, c.service, c.skew)
 	}
 	if c.afterSigning != nil {
 		c.afterSigning(req)
@@ -133,6 +136,9 @@ func TestTheLocalAWSEndpointServesSignedRequestsFromThisMachineOnly(t *testing.T
 			r.Body = io.NopCloser(strings.NewReader(strings.Replace(createProject, "web page", "web-page", 1)))
 		}}), 403, "InvalidSignatureException"},
 		{"a signed header dropped after signing → 403 InvalidSignatureException", signedInvoke(awsCall{target: "x", afterSigning: func(r *http.Request) { r.Header.Del("X-Amz-Target") }}), 403, "InvalidSignatureException"},
+		{"signed 16 minutes ago (past AWS's 15 minutes of skew) → 403 InvalidSignatureException, Signature expired", signedInvoke(awsCall{skew: -16 * time.Minute}), 403, "InvalidSignatureException"},
+		{"signed years ago → 403 InvalidSignatureException, Signature expired", signedInvoke(awsCall{skew: -3 * 365 * 24 * time.Hour}), 403, "InvalidSignatureException"},
+		{"signed 16 minutes ahead → 403 InvalidSignatureException, Signature not yet current", signedInvoke(awsCall{skew: 16 * time.Minute}), 403, "InvalidSignatureException"},
 		{"signed, but text/plain → 403 AccessDeniedException", signedInvoke(awsCall{contentType: "text/plain"}), 403, "AccessDeniedException"},
 		{"signed, but multipart/form-data → 403 AccessDeniedException", signedInvoke(awsCall{contentType: "multipart/form-data; boundary=x"}), 403, "AccessDeniedException"},
 		{"signed, from a web page (Origin) → 403 AccessDeniedException", signedInvoke(awsCall{origin: "http://127.0.0.1:5173"}), 403, "AccessDeniedException"},
@@ -155,6 +161,13 @@ func TestTheLocalAWSEndpointServesSignedRequestsFromThisMachineOnly(t *testing.T
 	t.Run("no refused request created a project", func(t *testing.T) {
 		if after := localtest.ProjectCount(t, rt); after != before {
 			t.Fatalf("projects: %d before, %d after the refused requests", before, after)
+		}
+	})
+	t.Run("a signature 14 minutes old (within AWS's 15) is accepted", func(t *testing.T) {
+		call := signedInvoke(awsCall{skew: -14 * time.Minute})
+		call.body = `{"action":"create_project","name":"signed a while ago"}`
+		if status, typ, body := call.do(t, rt); status != 200 || typ != "" {
+			t.Fatalf("%d %s %s", status, typ, body)
 		}
 	})
 

@@ -25,6 +25,7 @@ import (
 	"github.com/botix/public-api/internal/admin"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/auth"
+	"github.com/botix/public-api/internal/metrics"
 )
 
 func main() {
@@ -59,7 +60,7 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if !ddb.Loopback {
 		fmt.Fprintln(stderr, "warning: this Java runtime has no jdk.compiler module, so DynamoDB Local listens on every interface (port "+strings.TrimPrefix(ddb.Endpoint, "http://127.0.0.1:")+"), unauthenticated: install a full JDK or Debian's openjdk-17-jre-headless to keep it on 127.0.0.1")
 	}
-	logs := slog.New(slog.NewJSONHandler(stderr, nil))
+	logs := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{ReplaceAttr: metrics.ReplaceLevel}))
 	cfg, err := local.MakeRunConfig(getenv)
 	if err != nil {
 		return err
@@ -111,6 +112,7 @@ func banner(w io.Writer, rt *local.Runtime, seeded admin.Response, keyFrom strin
 	fmt.Fprintf(w, "API key: %s\n", seeded.APIKey)
 	fmt.Fprintf(w, "  %s\n", keyFrom)
 	fmt.Fprintf(w, "Dashboard: %s/dashboard/#key=%s\n", rt.URL, seeded.APIKey)
+	fmt.Fprintf(w, "Metrics: %s%s (the functions' EMF metrics, as CloudWatch aggregates them; %s<trace_id> follows one trace)\n", rt.URL, local.MetricsPath, local.TracePath)
 	fmt.Fprintf(w, "AWS endpoint: %s\n", rt.AWSURL)
 	fmt.Fprintf(w, "  for the AWS CLI: export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=%s; aws --endpoint-url %s ...\n", local.Region, rt.AWSURL)
 	fmt.Fprintf(w, "  functions: botix-local-<LogicalId> (botix-local-AdminFunction, botix-local-RedriveFunction, ...)\n")

@@ -12,7 +12,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -198,61 +200,124 @@ var javaOptions []string
 // errNoCompiler says the Java runtime cannot run a source-file program.
 var errNoCompiler = errors.New("ddblocal: the Java runtime has no jdk.compiler module")
 
+// StartTimeoutEnv names the variable that sets how long Start waits for the
+// engine to answer (a Go duration such as 10m, or seconds);
+// DefaultStartTimeout when unset. A loaded machine (2 shared cores, other
+// JVMs starting) took over 90 s to start the JVM.
+const StartTimeoutEnv = "BOTIX_DYNAMODB_START_TIMEOUT"
+
+// DefaultStartTimeout is how long Start waits for the engine by default:
+// generous, since a start that gives up costs the whole make run, and the
+// engine says every 15 s that it is still starting.
+const DefaultStartTimeout = 5 * time.Minute
+
+// StartTimeout reads StartTimeoutEnv through getenv.
+func StartTimeout(getenv func(string) string) (time.Duration, error) {
+	v := strings.TrimSpace(getenv(StartTimeoutEnv))
+	if v == "" {
+		return DefaultStartTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		var n int64
+		if _, serr := fmt.Sscanf(v, "%d", &n); serr != nil || fmt.Sprint(n) != v {
+			return 0, fmt.Errorf("ddblocal: %s=%q: want a duration such as 10m, or seconds", StartTimeoutEnv, v)
+		}
+		d = time.Duration(n) * time.Second
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("ddblocal: %s=%q: must be positive", StartTimeoutEnv, v)
+	}
+	return d, nil
+}
+
 // Start fetches (if needed) and starts an in-memory DynamoDB Local on a
 // free loopback port, listening on 127.0.0.1 only, and waits until it
-// answers. Stop it with Stop; it also dies with the process that started
-// it.
+// answers, for as long as StartTimeoutEnv says. Stop it with Stop; it also
+// dies with the process that started it.
 func Start(ctx context.Context) (*Instance, error) {
 	if _, err := exec.LookPath("java"); err != nil {
 		return nil, errors.New("ddblocal: DynamoDB Local needs Java 17 or newer, and java is not on PATH: install a JRE (e.g. apt-get install openjdk-17-jre-headless)")
+	}
+	timeout, err := StartTimeout(os.Getenv)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := Ensure(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeLauncher(dir); err != nil {
+	classes, err := compiledLauncher(ctx, dir)
+	if errors.Is(err, errNoCompiler) {
+		return start(ctx, dir, "", timeout)
+	}
+	if err != nil {
 		return nil, err
 	}
-	inst, err := start(ctx, dir, true)
-	if errors.Is(err, errNoCompiler) {
-		return start(ctx, dir, false)
-	}
-	return inst, err
+	return start(ctx, dir, classes, timeout)
 }
 
-// writeLauncher puts the launcher next to the jar. Test packages start
-// engines in parallel from one cache: a rename, never a half-written file.
-func writeLauncher(dir string) error {
-	path := filepath.Join(dir, "LoopbackDynamoDBLocal.java")
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, launcherSource) {
-		return nil
+// launcherClasses is where the launcher compiled for the engine in dir is
+// cached (a variable: tests compile into a directory of their own).
+var launcherClasses = func(dir string) string { return filepath.Join(dir, "launcher-"+launcherDigest()) }
+
+// launcherDigest keys the compiled launcher by its source's content.
+func launcherDigest() string {
+	sum := sha256.Sum256(launcherSource)
+	return hex.EncodeToString(sum[:8])
+}
+
+// compiledLauncher returns the directory holding the launcher's class,
+// compiling it once per source digest into the cache: the JVM then loads
+// a class instead of compiling the source on every start, which cost a
+// loaded machine tens of seconds per engine. It compiles with the
+// runtime's jdk.compiler module (no javac needed); without that module it
+// returns errNoCompiler. Test packages start engines in parallel from one
+// cache: each compiles into a directory of its own, renamed into place,
+// never a half-written class.
+func compiledLauncher(ctx context.Context, dir string) (string, error) {
+	classes := launcherClasses(dir)
+	if _, err := os.Stat(filepath.Join(classes, "LoopbackDynamoDBLocal.class")); err == nil {
+		return classes, nil
 	}
-	tmp, err := os.CreateTemp(dir, "launcher-*.tmp")
+	tmp, err := os.MkdirTemp(dir, "launcher-build-")
 	if err != nil {
-		return err
+		return "", err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(launcherSource); err != nil {
-		tmp.Close()
-		return err
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "LoopbackDynamoDBLocal.java")
+	if err := os.WriteFile(src, launcherSource, 0o644); err != nil {
+		return "", err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	out := filepath.Join(tmp, "classes")
+	cmd := exec.CommandContext(ctx, "java", append(append([]string{}, javaOptions...), "-m", "jdk.compiler/com.sun.tools.javac.Main", "-d", out, src)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		if strings.Contains(string(b), "jdk.compiler") {
+			return "", errNoCompiler
+		}
+		return "", fmt.Errorf("ddblocal: compile the launcher: %v\n%s", err, b)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(out, classes); err != nil {
+		if _, serr := os.Stat(filepath.Join(classes, "LoopbackDynamoDBLocal.class")); serr == nil {
+			return classes, nil // another process won the race
+		}
+		return "", err
+	}
+	return classes, nil
 }
 
-// start starts the engine through the loopback launcher, or through the
-// jar's own main.
-func start(ctx context.Context, dir string, loopback bool) (*Instance, error) {
+// start starts the engine through the loopback launcher compiled in
+// classes, or through the jar's own main when classes is "".
+func start(ctx context.Context, dir, classes string, timeout time.Duration) (*Instance, error) {
 	ports, err := freeport.Pick(1)
 	if err != nil {
 		return nil, err
 	}
 	port := ports[0]
+	loopback := classes != ""
 	args := append([]string{"-Djava.library.path=./DynamoDBLocal_lib"}, javaOptions...)
 	if loopback {
-		args = append(args, "-cp", "DynamoDBLocal.jar", "LoopbackDynamoDBLocal.java")
+		args = append(args, "-cp", "DynamoDBLocal.jar"+string(os.PathListSeparator)+classes, "LoopbackDynamoDBLocal")
 	} else {
 		args = append(args, "-jar", "DynamoDBLocal.jar")
 	}
@@ -269,31 +334,34 @@ func start(ctx context.Context, dir string, loopback bool) (*Instance, error) {
 	}
 	inst := &Instance{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), Loopback: loopback, cmd: cmd, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(inst.exited) }()
-	// A loaded machine takes its time to start the JVM (and to compile the
-	// launcher): say so rather than wait in silence.
+	// A loaded machine takes its time to start the JVM: say so rather than
+	// wait in silence.
 	stop := say(os.Stderr, "", "ddblocal: DynamoDB Local (Java) is still starting", 15*time.Second)
 	defer stop()
-	deadline := time.Now().Add(90 * time.Second)
+	if err := waitReady(ctx, inst.Endpoint, inst.exited, timeout); err != nil {
+		inst.Stop()
+		return nil, fmt.Errorf("%w:\n%s", err, logs.String())
+	}
+	return inst, nil
+}
+
+// waitReady waits until the engine at endpoint answers, it exits, ctx
+// ends or timeout passes, whichever comes first.
+func waitReady(ctx context.Context, endpoint string, exited <-chan struct{}, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	for {
-		if ready(inst.Endpoint) {
-			return inst, nil
+		if ready(endpoint) {
+			return nil
 		}
 		select {
-		case <-inst.exited:
-			if out := logs.String(); loopback && (strings.Contains(out, "jdk.compiler") || strings.Contains(out, "ClassNotFoundException: LoopbackDynamoDBLocal.java")) {
-				// No source-file mode in this runtime: only here does the
-				// jar run by itself.
-				return nil, errNoCompiler
-			}
-			return nil, fmt.Errorf("ddblocal: DynamoDB Local exited during start-up:\n%s", logs.String())
+		case <-exited:
+			return errors.New("ddblocal: DynamoDB Local exited during start-up")
 		case <-ctx.Done():
-			inst.Stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			inst.Stop()
-			return nil, fmt.Errorf("ddblocal: DynamoDB Local did not answer within 90s:\n%s", logs.String())
+			return fmt.Errorf("ddblocal: DynamoDB Local did not answer within %v (%s sets how long to wait)", timeout, StartTimeoutEnv)
 		}
 	}
 }

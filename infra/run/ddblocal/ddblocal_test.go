@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,7 +163,11 @@ func TestDynamoDBLocalIsReachableFromThisMachineOnly(t *testing.T) {
 // starts (make run keeps working), and Loopback says it is not confined.
 func TestDynamoDBLocalWithoutSourceLaunch(t *testing.T) {
 	javaOptions = []string{"--limit-modules", "java.se,jdk.unsupported,jdk.crypto.ec,jdk.zipfs,jdk.net,jdk.localedata"}
-	t.Cleanup(func() { javaOptions = nil })
+	// A cache of its own: a launcher compiled before would load without
+	// the compiler.
+	cached, classes := launcherClasses, filepath.Join(t.TempDir(), "launcher")
+	launcherClasses = func(string) string { return classes }
+	t.Cleanup(func() { javaOptions, launcherClasses = nil, cached })
 	inst := startEngine(t)
 	if inst.Loopback {
 		t.Fatal("Loopback is true, but this runtime cannot run the launcher")

@@ -138,6 +138,10 @@ func (r *Runtime) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		refuseForeignHost(w, req, port)
 		return
 	}
+	if req.URL.Path == MetricsPath || strings.HasPrefix(req.URL.Path, TracePath) {
+		r.serveTelemetry(w, req)
+		return
+	}
 	r.cfg.Meter.apiRequest()
 	rt, params, ok := match(r.routes, req.Method, req.URL.Path)
 	if !r.throttle.allow(time.Now()) {

@@ -6,6 +6,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -152,7 +153,8 @@ func parseSigV4(h string) (sigV4, bool) {
 
 // verifySigV4 checks the request's signature with the local secret: it
 // signs a copy of the request holding only the headers the client signed,
-// with the SDK's own signer, and compares. It returns the AWS error code
+// with the SDK's own signer, and compares. A signature dated more than
+// MaxSigV4Skew from the clock is refused first, as AWS refuses it. It returns the AWS error code
 // and message of a refusal, or "" for a valid signature.
 func verifySigV4(req *http.Request, body []byte) (code, message string) {
 	const howTo = "the local AWS endpoint takes requests signed (AWS Signature Version 4) with the local credentials, AWS_ACCESS_KEY_ID=local and AWS_SECRET_ACCESS_KEY=local, as the AWS CLI and SDKs sign them"
@@ -170,6 +172,9 @@ func verifySigV4(req *http.Request, body []byte) (code, message string) {
 	at, err := time.Parse("20060102T150405Z", req.Header.Get("X-Amz-Date"))
 	if err != nil {
 		return "IncompleteSignatureException", "the request has no valid X-Amz-Date (yyyymmddThhmmssZ): " + howTo
+	}
+	if code, msg := skewed(at, time.Now()); code != "" {
+		return code, msg
 	}
 	headers := strings.Split(s.signedHeaders, ";")
 	signed := map[string]bool{}
@@ -209,6 +214,27 @@ func verifySigV4(req *http.Request, body []byte) (code, message string) {
 	want, ok := parseSigV4(copyReq.Header.Get("Authorization"))
 	if !ok || want.signedHeaders != s.signedHeaders || !hmac.Equal([]byte(want.signature), []byte(s.signature)) || want.date != s.date {
 		return "InvalidSignatureException", "The request signature we calculated does not match the signature you provided: " + howTo
+	}
+	return "", ""
+}
+
+// MaxSigV4Skew is how far a SigV4 signature's X-Amz-Date may be from the
+// clock: AWS refuses a request signed more than 15 minutes before or
+// after it, so that a captured request cannot be replayed later.
+const MaxSigV4Skew = 15 * time.Minute
+
+// skewed returns the refusal of a request signed at at, when now is more
+// than MaxSigV4Skew away: InvalidSignatureException, with the message
+// AWS's JSON services (DynamoDB, Lambda, SQS, Scheduler) answer, which
+// the SDKs' clock-skew correction recognises.
+func skewed(at, now time.Time) (code, message string) {
+	const layout = "20060102T150405Z"
+	min := int(MaxSigV4Skew / time.Minute)
+	switch {
+	case at.Before(now.Add(-MaxSigV4Skew)):
+		return "InvalidSignatureException", fmt.Sprintf("Signature expired: %s is now earlier than %s (%s - %d min.)", at.UTC().Format(layout), now.Add(-MaxSigV4Skew).UTC().Format(layout), now.UTC().Format(layout), min)
+	case at.After(now.Add(MaxSigV4Skew)):
+		return "InvalidSignatureException", fmt.Sprintf("Signature not yet current: %s is still later than %s (%s + %d min.)", at.UTC().Format(layout), now.Add(MaxSigV4Skew).UTC().Format(layout), now.UTC().Format(layout), min)
 	}
 	return "", ""
 }

@@ -119,6 +119,8 @@ type Runtime struct {
 	server   *http.Server
 	listener net.Listener
 	throttle *throttle
+	// telemetry collects the functions' log lines and EMF metrics.
+	telemetry *Telemetry
 
 	awsServer   *http.Server
 	ddbRecorder *http.Server // the recording proxy in front of DynamoDB Local, if any
@@ -159,7 +161,7 @@ func Start(ctx context.Context, cfg Config) (*Runtime, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	r := &Runtime{cfg: cfg, fns: cfg.Template.Functions(), envs: map[string]map[string]string{}, http: map[string]app.HTTPHandler{}, invoke: map[string]app.InvokeHandler{}, stream: map[string]app.StreamHandler{}, queue: map[string]app.QueueHandler{}}
+	r := &Runtime{telemetry: &Telemetry{}, cfg: cfg, fns: cfg.Template.Functions(), envs: map[string]map[string]string{}, http: map[string]app.HTTPHandler{}, invoke: map[string]app.InvokeHandler{}, stream: map[string]app.StreamHandler{}, queue: map[string]app.QueueHandler{}}
 	// The runtime's own clients cancel in-flight reads when it stops; the
 	// SDK's warnings about those bodies are noise.
 	awsCfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(Region), config.WithLogger(logging.Nop{}),
@@ -500,7 +502,7 @@ func buildAll[H any](ctx context.Context, r *Runtime, builders map[string]app.Bu
 			*problems = append(*problems, name+" has a builder but is not in template.yaml")
 			continue
 		}
-		opts := append(append([]app.Option{app.WithCallRecorder(r.recorder(name))}, r.cfg.Options...), r.cfg.FunctionOptions[name]...)
+		opts := append(append([]app.Option{app.WithCallRecorder(r.recorder(name)), app.WithLogTee(r.telemetry.handler(name))}, r.cfg.Options...), r.cfg.FunctionOptions[name]...)
 		h, err := build(ctx, r.Env(name), opts...)
 		if err != nil {
 			*problems = append(*problems, fmt.Sprintf("%s: %v", name, err))

@@ -174,6 +174,8 @@ func TestEveryErrorCodeIsDeclared(t *testing.T) {
 		"mutation": {apierr.IdempotencyKeyRequired, apierr.IdempotencyKeyInvalid, apierr.IdempotencyKeyReuseConflict, apierr.IdempotencyKeyInProgress, apierr.InvalidJSON, apierr.UnsupportedMediaType, apierr.ValidationFailed, apierr.InsufficientScope},
 	}
 	byKind["dashboardMutation"] = byKind["mutation"]
+	// A list for the API key only refuses every session.
+	byKind["keyList"] = []apierr.Code{apierr.InsufficientScope}
 	for _, r := range tpl.Routes() {
 		if r.Key == "$default" {
 			continue

@@ -307,6 +307,8 @@ func TestDocumentPagingLimitsAreTheCodes(t *testing.T) {
 // limits an integrator plans with; each must be found at least once, and
 // every statement of one, in any file of the documentation, must be true.
 var readmeFigures = []figure{
+	{"a delivery's lifetime", regexp.MustCompile(`A delivery lives at most (\d+ days)`), webhook.DeliveryLifetime, nil},
+	{"the manual-retry cooldown", regexp.MustCompile(`One manual retry per delivery every (\d+ s)`), webhook.ManualRetryCooldown, nil},
 	{"the slow-down answers a round takes", regexp.MustCompile(`after (\d+) such answers in one round`), webhook.MaxThrottles, nil},
 	{"the rate limit's bounds", regexp.MustCompile("`rate_limit` \\| 1 to (\\d+)"), webhook.MaxRateLimit, nil},
 	{"the concurrency's bounds", regexp.MustCompile("`max_concurrency` \\| 1 to (\\d+)"), webhook.MaxMaxConcurrency, nil},

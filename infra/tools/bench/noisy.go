@@ -139,7 +139,7 @@ func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer)
 	}{{"B alone", alone}, {"B during A's flood", crowded}} {
 		fprintf(out, "| %s | %s | %s | %s | %s |\n", row.name, ms(percentile(row.l.queued, 50)), ms(percentile(row.l.queued, 99)), ms(percentile(row.l.whole, 50)), ms(percentile(row.l.whole, 99)))
 	}
-	verdict := noisyVerdict(p99Alone, p99Crowded, cfg.QuietEvery)
+	verdict := noisyVerdict(alone, crowded, cfg.Quiet, cfg.QuietEvery)
 	fprintf(out, "\nEnqueue to delivery: from the delivery's created_at to the request's arrival; event to delivery: from the event's created_at.\n")
 	fprintf(out, "p99 enqueue to delivery, with A's flood / alone: %s (bound %.1fx: %s).\n", ratio(float64(p99Crowded), float64(p99Alone)), NoisyBound, verdict)
 	fprintf(out, "\n| DynamoDB calls of the dispatch and deliver functions | calls | per second | p50 ms | p99 ms |\n| --- | --- | --- | --- | --- |\n")
@@ -163,11 +163,14 @@ func Noisy(ctx context.Context, endpoint string, cfg NoisyConfig, out io.Writer)
 // ratio means something only if B alone is a baseline: measured (above
 // zero) and not queued behind itself (its p99 below its own pace, one
 // event per every); otherwise there is no verdict, whatever the ratio.
-func noisyVerdict(alone, crowded, every time.Duration) string {
+func noisyVerdict(alone, crowded latencies, quiet int, every time.Duration) string {
+	p99Alone, p99Crowded := percentile(alone.queued, 99), percentile(crowded.queued, 99)
 	switch {
-	case alone <= 0 || alone >= every:
-		return fmt.Sprintf("no verdict: the baseline is broken, B alone's p99 %s ms is not within (0, %s), its own pace", ms(alone), every)
-	case float64(crowded) > NoisyBound*float64(alone):
+	case len(alone.queued) != quiet || len(crowded.queued) != quiet:
+		return fmt.Sprintf("no verdict: the baseline is broken (%d and %d of B's %d webhooks measured)", len(alone.queued), len(crowded.queued), quiet)
+	case p99Alone <= 0 || p99Alone >= every:
+		return fmt.Sprintf("no verdict: the baseline is broken, B alone's p99 %s ms is not within (0, %s), its own pace", ms(p99Alone), every)
+	case float64(p99Crowded) > NoisyBound*float64(p99Alone):
 		return "NOT met"
 	}
 	return "met"
@@ -350,3 +353,7 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	}
 	return sorted[(len(sorted)*p+99)/100-1]
 }
+
+// noisyVerdict judges B's p99 with A's flood against B's alone, and
+// refuses to call the bound met on a broken baseline: a phase that lacks
+// some of B's webhooks, or a baseline without a latency, compares nothing.

@@ -270,7 +270,6 @@ async function validRequest(op) {
   if (since && until) {
     req.shaped.push('until-after-since');
     if (until[1] < since[1]) [since[1], until[1]] = [until[1], since[1]];
-    if (until[1] === since[1]) until[1] = new Date(Date.parse(until[1]) + 1000).toISOString();
   }
   if (since || until) req.shaped.push('time-relative');
   if (op.body) {

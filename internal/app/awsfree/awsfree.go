@@ -25,6 +25,8 @@ import (
 
 	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/httpapi"
+	"github.com/botix/public-api/internal/logs"
+	"github.com/botix/public-api/internal/metrics"
 	"github.com/botix/public-api/internal/pagination"
 )
 
@@ -47,9 +49,11 @@ const (
 )
 
 // Wiring is what the caller of a builder may replace: a nil Log is the
-// JSON logger on stdout at LOG_LEVEL, a nil Now the wall clock.
+// JSON logger on stdout at LOG_LEVEL, a nil Now the wall clock. Tee, if
+// set, also gets every line (the local runtime's collector).
 type Wiring struct {
 	Log *slog.Logger
+	Tee slog.Handler
 	Now func() time.Time
 }
 
@@ -97,11 +101,18 @@ type Core struct {
 }
 
 // NewCore reads the logger's level from env unless w gives a logger.
+// Every line then carries the ids its context names (package logs), and
+// metric lines (package metrics) pass whatever the level.
 func NewCore(env Env, w Wiring) *Core {
 	c := &Core{Vars: &Vars{Lookup: env}, Log: w.Log, Now: w.Now}
 	if c.Log == nil {
-		c.Log = slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: logLevel(c.Vars.Optional(EnvLogLevel, "INFO"))}))
+		c.Log = slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: logLevel(c.Vars.Optional(EnvLogLevel, "INFO")), ReplaceAttr: metrics.ReplaceLevel}))
 	}
+	h := c.Log.Handler()
+	if w.Tee != nil {
+		h = logs.Tee(h, w.Tee)
+	}
+	c.Log = slog.New(logs.Handler(h))
 	return c
 }
 

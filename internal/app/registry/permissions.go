@@ -53,7 +53,10 @@ var Permissions = map[string][]app.Permission{
 	"ListEventsFunction": query("DataTable", "gsi1"),
 	"GetEventFunction":   read("DataTable"),
 
-	"CreateDashboardSessionFunction": mutation(write("DataTable", "GetItem", "PutItem")),
+	// Checks that the key making the session is still live.
+	"CreateDashboardSessionFunction": mutation(write("DataTable", "GetItem", "PutItem", "ConditionCheckItem")),
+	// The key's own GetItem; the sessions' references with one Query.
+	"ListDashboardSessionsFunction": query("DataTable"),
 	// The authentication's read of the session is all it needs.
 	"GetCurrentDashboardSessionFunction": read("DataTable"),
 	// Reads the session's reference (for its token hash), deletes both.
@@ -87,7 +90,8 @@ var Permissions = map[string][]app.Permission{
 		app.Permission{Action: "sqs:ChangeMessageVisibility", Resource: "DeadLetterQueue"},
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeliveryQueue"},
 		app.Permission{Action: "sqs:SendMessage", Resource: "BulkDeliveryQueue"}),
-	"AdminFunction": write("DataTable", "GetItem", "PutItem", "DeleteItem", "ConditionCheckItem"),
+	// revoke_api_key and revoke_sessions Query the project's sessions.
+	"AdminFunction": write("DataTable", "GetItem", "PutItem", "DeleteItem", "ConditionCheckItem", "Query"),
 }
 
 func write(table string, actions ...string) []app.Permission {

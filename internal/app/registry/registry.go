@@ -52,6 +52,7 @@ var HTTP = map[string]app.Builder[app.HTTPHandler]{
 
 	"CreateDashboardSessionFunction":     app.CreateDashboardSession,
 	"GetCurrentDashboardSessionFunction": app.GetCurrentDashboardSession,
+	"ListDashboardSessionsFunction":      app.ListDashboardSessions,
 	"DeleteDashboardSessionFunction":     app.DeleteDashboardSession,
 
 	"DashboardFunction":       app.AWSFree(site.Dashboard),

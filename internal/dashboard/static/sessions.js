@@ -1,10 +1,11 @@
 // Dashboard sessions: the key holder makes a short-lived, scoped token to
 // hand a teammate instead of the key (read-only, or read + retry and
-// recover), sees it once with Copy, and revokes it.
-import { mutate } from './api.js';
+// recover), sees it once with Copy, finds every live session of the
+// project (whoever made it, with the key that made it), and revokes it.
+import { get, mutate } from './api.js';
 import { el, emptied, errorBox, fmtTime, noticeBox, select } from './dom.js';
 import { zoned } from './login.js';
-import { BASE, busy, button, copyButton, render, view } from './page.js';
+import { BASE, busy, button, copyButton, current, render, view } from './page.js';
 import { currentGrant, session } from './session.js';
 
 const SCOPES = [['read', 'Read only'], ['read_retry', 'Read, retry deliveries and recover endpoints']];
@@ -25,27 +26,52 @@ function tokenPanel(s) {
     el('p', {}, 'This is the only time the token is shown. Whoever holds it can open this project’s dashboard with the scope above until it expires or you revoke it.'));
 }
 
+// MAX_LISTED bounds the sessions the view reads (cursor pages of 100).
+const MAX_LISTED = 1000;
+
+// liveSessions is the project's live sessions, newest first.
+async function liveSessions() {
+  const out = [];
+  let cursor = '';
+  do {
+    const page = await get('/dashboard-sessions?cursor_limit=100' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''));
+    out.push(...page.data);
+    cursor = page.has_more ? page.next_cursor : '';
+  } while (cursor && out.length < MAX_LISTED);
+  return out;
+}
+
 export function sessions() {
-  render('Dashboard sessions');
+  const token = render('Dashboard sessions');
   if (currentGrant()) {
     view().append(el('p', {}, 'Dashboard sessions are made and revoked with the project’s API key; this tab is signed in with a session.'));
     return;
   }
   const top = el('div', {});
-  const list = el('div', { id: 'session-list' });
-  const paint = () => {
-    const mine = session.created.filter(s => new Date(s.expires_at) > Date.now());
-    session.created = mine;
-    emptied(list).append(...(mine.length === 0 ? [el('p', { class: 'muted' }, 'None made in this tab, or all expired.')] : [el('ul', { class: 'sessions' }, mine.map(s =>
-      el('li', { 'data-id': s.id }, el('code', {}, s.id), ` ${s.scope}, expires ${zoned(s.expires_at)} `,
+  const list = el('div', { id: 'session-list', 'aria-live': 'polite' }, el('p', { class: 'muted loading' }, 'Loading…'));
+  const paint = async () => {
+    let live;
+    try {
+      live = await liveSessions();
+    } catch (err) {
+      if (!err.loggedOut && current(token)) emptied(list).append(errorBox(err));
+      return;
+    }
+    if (!current(token)) return;
+    const ids = new Set(live.map(s => s.id));
+    session.created = session.created.filter(s => ids.has(s.id));
+    const mine = new Set(session.created.map(s => s.id));
+    emptied(list).append(...(live.length === 0 ? [el('p', { class: 'muted' }, 'No live session: none made, or all expired or revoked.')] : [el('ul', { class: 'sessions' }, live.map(s =>
+      el('li', { 'data-id': s.id }, el('code', {}, s.id), ` ${s.scope}, expires ${zoned(s.expires_at)}, made with `,
+        s.key_id ? el('code', { class: 'key-id' }, s.key_id) : 'an earlier key', mine.has(s.id) ? ' (this tab) ' : ' ',
         button('Revoke', 'danger', async () => {
           await revoke(s.id, top);
-          paint();
+          await paint();
         }))))]));
   };
   view().append(
-    el('p', { class: 'muted' }, 'A session opens this dashboard without the API key: it reads everything, and with the second scope it can also retry deliveries and recover endpoints. It cannot change endpoints, rotate secrets, send messages or make sessions.'),
-    top, createForm(top, paint), el('h2', {}, 'Sessions made in this tab'), list, revokeForm(top, paint));
+    el('p', { class: 'muted' }, 'A session opens this dashboard without the API key: it reads everything, and with the second scope it can also retry deliveries and recover endpoints. It cannot change endpoints, rotate secrets, send messages or make sessions. It ends at its expiry, when revoked here, or when the API key that made it is revoked.'),
+    top, createForm(top, paint), el('h2', {}, 'Live sessions of this project'), list, revokeForm(top, paint));
   paint();
 }
 
@@ -66,7 +92,7 @@ function createForm(top, done) {
       const r = await mutate('POST', '/dashboard-sessions', { scope: form.elements['session-scope'].value, ttl_seconds: Number(form.elements['session-ttl'].value) });
       session.created = [...session.created, { id: r.data.id, scope: r.data.scope, expires_at: r.data.expires_at }];
       top.replaceChildren(tokenPanel(r.data));
-      done();
+      await done();
     }, err => top.replaceChildren(errorBox(err)));
   });
   return form;
@@ -83,7 +109,7 @@ function revokeForm(top, done) {
     busy(form.querySelector('button[type=submit]'), async () => {
       await revoke(id.value.trim(), top);
       id.value = '';
-      done();
+      await done();
     }, err => top.replaceChildren(errorBox(err)));
   });
   return form;

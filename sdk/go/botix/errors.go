@@ -30,6 +30,7 @@ const (
 	CodeInvalidCursor               Code = "INVALID_CURSOR"
 	CodeOffsetTooLarge              Code = "OFFSET_TOO_LARGE"
 	CodeLimitExceeded               Code = "LIMIT_EXCEEDED"
+	CodeRetryCooldown               Code = "RETRY_COOLDOWN"
 	CodeServiceUnavailable          Code = "SERVICE_UNAVAILABLE"
 	CodeInternal                    Code = "INTERNAL"
 )

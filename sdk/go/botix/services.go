@@ -349,6 +349,25 @@ func (s *DashboardSessionsService) Current(ctx context.Context) (*CurrentDashboa
 	return get(ctx, s.c, "/dashboard-sessions/current", nil, &out, &out.Response)
 }
 
+// List returns one page of the project's live sessions, newest first,
+// each with the API key that made it (never their tokens), to find every
+// token handed out and revoke it with Delete. A client made with a
+// session's token gets a CodeInsufficientScope *Error.
+func (s *DashboardSessionsService) List(ctx context.Context, p ListParams) (Page[ListedDashboardSession], error) {
+	return list[ListedDashboardSession](ctx, s.c, "/dashboard-sessions", query(p))
+}
+
+// All walks every live session, newest first.
+func (s *DashboardSessionsService) All(ctx context.Context, p ListParams) iter.Seq2[ListedDashboardSession, error] {
+	return all(ctx, s.c, "/dashboard-sessions", query(p), ListedDashboardSession.id)
+}
+
+// Walk is a Walker over the live sessions, newest first: from the start
+// (or p.Cursor), or from a saved position when from is not zero.
+func (s *DashboardSessionsService) Walk(p ListParams, from Position) *Walker[ListedDashboardSession] {
+	return walker(s.c, "/dashboard-sessions", query(p), ListedDashboardSession.id, from)
+}
+
 // Delete revokes a session: its token stops working at once (idempotent).
 func (s *DashboardSessionsService) Delete(ctx context.Context, id string, opts ...CallOption) (*Deleted, error) {
 	var out Deleted
@@ -393,9 +412,10 @@ func (c *Client) OpenAPI(ctx context.Context) (json.RawMessage, error) {
 }
 
 // The ids walks compare (see Position).
-func (c Contact) id() string          { return c.ID }
-func (m Message) id() string          { return m.ID }
-func (e WebhookEndpoint) id() string  { return e.ID }
-func (d Delivery) id() string         { return d.ID }
-func (r InspectorRequest) id() string { return r.ID }
-func (e Event) id() string            { return e.ID }
+func (c Contact) id() string                { return c.ID }
+func (m Message) id() string                { return m.ID }
+func (e WebhookEndpoint) id() string        { return e.ID }
+func (d Delivery) id() string               { return d.ID }
+func (r InspectorRequest) id() string       { return r.ID }
+func (e Event) id() string                  { return e.ID }
+func (d ListedDashboardSession) id() string { return d.ID }

@@ -290,6 +290,19 @@ type CurrentDashboardSession struct {
 	Response Response `json:"-"`
 }
 
+// ListedDashboardSession is a live session as DashboardSessions.List
+// shows it: without its token, with the API key that made it.
+type ListedDashboardSession struct {
+	ID    string `json:"id"`
+	Scope string `json:"scope"`
+	// KeyID is the id of the API key that made the session (revoking the
+	// key revokes the session); "" (null in the JSON) for a session made
+	// before sessions recorded their key.
+	KeyID     string `json:"key_id"`
+	CreatedAt string `json:"created_at"`
+	ExpiresAt string `json:"expires_at"`
+}
+
 // TestEvent is the answer of WebhookEndpoints.Test.
 type TestEvent struct {
 	EventID    string `json:"event_id"`

@@ -2,7 +2,8 @@ import { createServer } from "node:http";
 import { createWebhookHandler, MemoryDeduplicator } from "@botix/sdk";
 
 // The endpoint's secrets: during a rotation, the new one and the previous one.
-const secrets = (process.env.BOTIX_WEBHOOK_SECRETS ?? "").split(",").filter(Boolean);
+// BOTIX_WEBHOOK_SECRETS: the endpoint's secrets, comma-separated, the newest first during a rotation.
+const secrets = (process.env.BOTIX_WEBHOOK_SECRETS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 
 const handler = createWebhookHandler({
   secrets,

@@ -21,6 +21,7 @@ export const ErrorCode = {
   InvalidCursor: "INVALID_CURSOR",
   OffsetTooLarge: "OFFSET_TOO_LARGE",
   LimitExceeded: "LIMIT_EXCEEDED",
+  RetryCooldown: "RETRY_COOLDOWN",
   ServiceUnavailable: "SERVICE_UNAVAILABLE",
   Internal: "INTERNAL",
 } as const;

@@ -46,6 +46,8 @@ export type DashboardSession = S["DashboardSession"];
 export type DashboardSessionDeleted = S["DashboardSessionDeleted"];
 /** The session of a client's token (`dashboardSessions.current()`), without the token. */
 export type CurrentDashboardSession = S["CurrentDashboardSession"];
+/** A live session as `dashboardSessions.list` shows it: no token, and `key_id`, the API key that made it (null for a session made before sessions recorded their key). */
+export type ListedDashboardSession = S["ListedDashboardSession"];
 
 /** Every public route, by the OpenAPI operationId; paths are after /public/v1, parameters in braces. */
 export const ROUTES = {
@@ -75,6 +77,7 @@ export const ROUTES = {
   listEvents: ["GET", "/events"],
   getEvent: ["GET", "/events/{id}"],
   createDashboardSession: ["POST", "/dashboard-sessions"],
+  listDashboardSessions: ["GET", "/dashboard-sessions"],
   getCurrentDashboardSession: ["GET", "/dashboard-sessions/current"],
   deleteDashboardSession: ["DELETE", "/dashboard-sessions/{id}"],
   getOpenAPI: ["GET", "/openapi.json"],
@@ -458,6 +461,13 @@ export class DashboardSessions {
   /** The session of this client's token: its scope and expiry (a client made with the API key gets NOT_FOUND). */
   current(opts?: CallOptions): Promise<WithResponse<CurrentDashboardSession>> {
     return this.c.request("getCurrentDashboardSession", {}, {}, opts);
+  }
+  listPage(p: ListParams = {}, opts?: CallOptions): Promise<Page<ListedDashboardSession>> {
+    return this.c.page("listDashboardSessions", {}, query(p), opts);
+  }
+  /** The project's live sessions, newest first, each with the API key that made it (never their tokens): to find every token handed out and revoke it. The API key only (a session's token gets INSUFFICIENT_SCOPE). */
+  list(p: ListParams = {}, w?: WalkOptions): Walker<ListedDashboardSession> {
+    return this.c.walker("listDashboardSessions", {}, query(p), w);
   }
   /** Revokes a session: its token stops working at once (idempotent). */
   delete(id: string, opts?: CallOptions): Promise<WithResponse<DashboardSessionDeleted>> {

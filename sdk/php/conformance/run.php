@@ -83,12 +83,51 @@ switch ($id) {
             $schemas[$class::SCHEMA] = $fields;
         }
         // The pages (Botix\Page) and the error envelope (Botix\Exception\ApiException's fields).
-        foreach (['ContactPage', 'MessagePage', 'WebhookEndpointPage', 'DeliveryPage', 'InspectorRequestPage', 'EventPage'] as $p) {
+        foreach (['ContactPage', 'MessagePage', 'WebhookEndpointPage', 'DeliveryPage', 'InspectorRequestPage', 'EventPage', 'DashboardSessionPage'] as $p) {
             $schemas[$p] = ['data', 'has_more', 'next_cursor'];
         }
         $schemas['Error'] = ['error'];
         ksort($schemas);
         out(['schemas' => $schemas]);
+        break;
+
+    case 'list-params':
+        // Each list method once with every parameter it takes set (found by reflection, so a parameter
+        // added to a method is sent too); the harness compares the query sent with the document.
+        $c = new Client(key_from_env(), retryPolicy: new RetryPolicy(maxAttempts: 1));
+        $methods = [
+            ['/public/v1/contacts', $c->contacts, 'list', []],
+            ['/public/v1/messages', $c->messages, 'list', []],
+            ['/public/v1/webhook-endpoints', $c->webhookEndpoints, 'list', []],
+            ['/public/v1/webhook-deliveries', $c->deliveries, 'list', []],
+            ['/public/v1/webhook-deliveries/stats', $c->deliveries, 'stats', []],
+            ['/public/v1/inspectors/{id}/requests', $c->inspectors, 'requests', ['id' => (string) $params['inspector_id']]],
+            ['/public/v1/events', $c->events, 'list', []],
+            ['/public/v1/dashboard-sessions', $c->dashboardSessions, 'list', []],
+        ];
+        $calls = [];
+        foreach ($methods as [$path, $service, $name, $args]) {
+            $set = 0;
+            foreach ((new ReflectionMethod($service, $name))->getParameters() as $param) {
+                if (array_key_exists($param->getName(), $args)) {
+                    continue;
+                }
+                $type = (string) $param->getType();
+                $args[$param->getName()] = match (true) {
+                    str_contains($type, 'int') => 1,
+                    str_contains($type, 'DateTime') => new DateTimeImmutable('2026-11-29T08:00:00Z'),
+                    default => 'x',
+                };
+                $set++;
+            }
+            try {
+                $service->$name(...$args);
+            } catch (BotixException) {
+                // the API's answer does not matter: the query sent does
+            }
+            $calls[] = ['path' => $path, 'set' => $set];
+        }
+        out(['calls' => $calls]);
         break;
 
     case 'lossy-creates':

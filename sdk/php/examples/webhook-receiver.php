@@ -15,8 +15,9 @@ $pdo = new PDO((string) getenv('RECEIVER_DSN')); // e.g. sqlite:/var/lib/app/web
 $dedup = new PdoDeduplicator($pdo);
 $dedup->createTable();
 
-// During a rotation, list both secrets (newest first); either verifies.
-$secrets = array_filter(explode(' ', (string) getenv('BOTIX_WEBHOOK_SECRETS')));
+// BOTIX_WEBHOOK_SECRETS: the endpoint's secrets, comma-separated, the newest first during a rotation
+// (either verifies).
+$secrets = array_filter(array_map('trim', explode(',', (string) getenv('BOTIX_WEBHOOK_SECRETS'))));
 
 $handler = new Handler(new Verifier(array_values($secrets)), $dedup, function (Event $event): void {
     // Your processing; throw to have BOTIX retry the delivery.

@@ -24,6 +24,7 @@ final class ErrorCode
     public const INVALID_CURSOR = 'INVALID_CURSOR';
     public const OFFSET_TOO_LARGE = 'OFFSET_TOO_LARGE';
     public const LIMIT_EXCEEDED = 'LIMIT_EXCEEDED';
+    public const RETRY_COOLDOWN = 'RETRY_COOLDOWN';
     public const SERVICE_UNAVAILABLE = 'SERVICE_UNAVAILABLE';
     public const INTERNAL = 'INTERNAL';
 

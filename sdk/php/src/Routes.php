@@ -40,6 +40,7 @@ final class Routes
         'events.get' => ['GET', '/events/{id}'],
         'dashboardSessions.create' => ['POST', '/dashboard-sessions'],
         'dashboardSessions.current' => ['GET', '/dashboard-sessions/current'],
+        'dashboardSessions.list' => ['GET', '/dashboard-sessions'],
         'dashboardSessions.delete' => ['DELETE', '/dashboard-sessions/{id}'],
         'meta.openapi' => ['GET', '/openapi.json'],
         'meta.errorCodes' => ['GET', '/error-codes'],

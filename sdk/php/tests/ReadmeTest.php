@@ -75,7 +75,7 @@ final class ReadmeTest extends TestCase
         fclose($s);
         $env = getenv();
         $env['RECEIVER_DSN'] = "sqlite:$dir/webhooks.sqlite";
-        $env['BOTIX_WEBHOOK_SECRETS'] = 'whsec_' . base64_encode('an older secret') . ' ' . $secret;
+        $env['BOTIX_WEBHOOK_SECRETS'] = $secret . ',whsec_' . base64_encode('an older secret');
         $proc = proc_open([PHP_BINARY, '-S', $name, "$dir/webhook-receiver.php"], [0 => ['file', '/dev/null', 'r'], 1 => ['file', "$dir/log", 'a'], 2 => ['file', "$dir/log", 'a']], $pipes, $dir, $env);
         try {
             for ($i = 0; $i < 200 && ($c = @stream_socket_client("tcp://$name", $e1, $e2, 0.1)) === false; $i++) {

@@ -219,8 +219,48 @@ def webhook_receive(p: Dict[str, Any]) -> Dict[str, Any]:
     return {"processed": processed}
 
 
+def list_params(p: Dict[str, Any]) -> Dict[str, Any]:
+    """Calls each list method once with every keyword parameter it takes set (found by inspection, so a
+    parameter added to a method is sent too) and reports the path and how many it set."""
+    import inspect
+    from datetime import datetime, timezone
+
+    c = botix.Client(retry=botix.RetryPolicy(max_attempts=1))
+    methods = [
+        ("/public/v1/contacts", c.contacts.list, ()),
+        ("/public/v1/messages", c.messages.list, ()),
+        ("/public/v1/webhook-endpoints", c.webhook_endpoints.list, ()),
+        ("/public/v1/webhook-deliveries", c.deliveries.list, ()),
+        ("/public/v1/webhook-deliveries/stats", c.deliveries.stats, ()),
+        ("/public/v1/inspectors/{id}/requests", c.inspectors.requests, (p["inspector_id"],)),
+        ("/public/v1/events", c.events.list, ()),
+        ("/public/v1/dashboard-sessions", c.dashboard_sessions.list, ()),
+    ]
+    calls = []
+    for path, method, args in methods:
+        kwargs: Dict[str, Any] = {}
+        for name, param in inspect.signature(method).parameters.items():
+            if param.kind != inspect.Parameter.KEYWORD_ONLY:
+                continue
+            ann = str(param.annotation)
+            if "int" in ann:
+                kwargs[name] = 1
+            elif "TimeArg" in ann or "datetime" in ann:
+                kwargs[name] = datetime(2026, 11, 29, 8, 0, tzinfo=timezone.utc)
+            else:
+                kwargs[name] = "x"
+        try:
+            r = method(*args, **kwargs)
+            if not hasattr(r, "response"):
+                next(iter(r), None)  # a lazy walk: its first page is its first request
+        except botix.OperationError:
+            pass  # the API's answer does not matter: the query sent does
+        calls.append({"path": path, "set": len(kwargs)})
+    return {"calls": calls}
+
+
 SCENARIOS = {
-    "routes": routes, "codes": codes, "schemas": schemas, "lossy-creates": lossy_creates, "in-progress": in_progress,
+    "routes": routes, "codes": codes, "schemas": schemas, "list-params": list_params, "lossy-creates": lossy_creates, "in-progress": in_progress,
     "reuse-conflict": reuse_conflict, "validation": validation, "bad-key": bad_key, "retry-after": retry_after,
     "retry-after-capped": retry_after_capped, "retry-quota": retry_quota, "iterate-resume": iterate_resume,
     "webhook-receive": webhook_receive,

@@ -1,9 +1,11 @@
+import os
 import sqlite3
 from http.server import ThreadingHTTPServer
 
 from botix import webhook
 
-SECRETS = ["whsec_mGobcTX0mGFQql+gAo/uqmbNrz7WoAo1XdhuBC9/tJQ="]  # the new secret first during a rotation
+# BOTIX_WEBHOOK_SECRETS: the endpoint's secrets, comma-separated, the newest first during a rotation.
+SECRETS = [s.strip() for s in os.environ.get("BOTIX_WEBHOOK_SECRETS", "").split(",") if s.strip()]
 
 store = webhook.SQLDeduplicator(lambda: sqlite3.connect("webhooks.sqlite", timeout=30))
 store.create_table()

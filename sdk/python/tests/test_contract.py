@@ -72,6 +72,7 @@ class RoutesTest(unittest.TestCase):
         c.events.get("evt_x")
         c.dashboard_sessions.create("read", ttl_seconds=600)
         c.dashboard_sessions.current()
+        list(c.dashboard_sessions.list())
         c.dashboard_sessions.delete("dss_x")
         c.openapi()
         c.error_codes()

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import threading
 import unittest
+import unittest.mock
 from http.server import ThreadingHTTPServer
 from typing import Any, Dict, List, Optional
 
@@ -306,10 +307,21 @@ class ReceiverExampleTest(unittest.TestCase):
         cwd = os.getcwd()
         os.chdir(tmp)
         self.addCleanup(os.chdir, cwd)
+        old = "whsec_" + base64.b64encode(b"an older secret").decode()
+        new = "whsec_mGobcTX0mGFQql+gAo/uqmbNrz7WoAo1XdhuBC9/tJQ="
+        with unittest.mock.patch.dict(os.environ, {"BOTIX_WEBHOOK_SECRETS": new + ", " + old}):
+            mod = self._load_example()
+        self.assertEqual(mod.SECRETS, [new, old])
+        self._serve(mod, old)
+
+    def _load_example(self):  # type: ignore[no-untyped-def]
         spec = importlib.util.spec_from_file_location("receiver_example", os.path.join(ROOT, "examples", "receiver.py"))
         assert spec and spec.loader
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)  # type: ignore[union-attr]
+        return mod
+
+    def _serve(self, mod, secret: str) -> None:  # type: ignore[no-untyped-def]
         seen: List[str] = []
         mod.handler.process = lambda ev: seen.append(ev.id)
         srv = ThreadingHTTPServer(("127.0.0.1", 0), mod.handler.request_handler_class())
@@ -319,7 +331,7 @@ class ReceiverExampleTest(unittest.TestCase):
         import time
         body = event_body("evt_x")
         statuses = []
-        for headers in (sign(mod.SECRETS[0], "evt_x", int(time.time()), body),) * 2 + ({},):
+        for headers in (sign(secret, "evt_x", int(time.time()), body),) * 2 + ({},):
             conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=10)
             conn.request("POST", "/", body=body, headers=headers)
             r = conn.getresponse()

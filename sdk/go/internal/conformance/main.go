@@ -55,6 +55,7 @@ var scenarios = map[string]scenario{
 	"routes":             routes,
 	"codes":              codes,
 	"schemas":            schemas,
+	"list-params":        listParams,
 	"lossy-creates":      lossyCreates,
 	"in-progress":        createOne,
 	"retry-after":        createOne,

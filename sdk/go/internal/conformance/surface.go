@@ -72,6 +72,7 @@ func routes(ctx context.Context, _ []byte, _ *bufio.Reader) (any, error) {
 	_, _ = c.Events.Get(ctx, fakeID)
 	_, _ = c.DashboardSessions.Create(ctx, botix.DashboardSessionCreate{Scope: botix.ScopeRead})
 	_, _ = c.DashboardSessions.Current(ctx)
+	_, _ = c.DashboardSessions.List(ctx, botix.ListParams{})
 	_, _ = c.DashboardSessions.Delete(ctx, fakeID)
 	_, _ = c.OpenAPI(ctx)
 	_, _ = c.ErrorCodes(ctx)
@@ -129,7 +130,7 @@ var schemaTypes = map[string]any{
 	"Inspector": botix.Inspector{}, "InspectorRequest": botix.InspectorRequest{}, "Event": botix.Event{},
 	"ErrorCodeInfo":           botix.ErrorCodeInfo{},
 	"DashboardSessionRequest": botix.DashboardSessionCreate{}, "DashboardSession": botix.DashboardSession{}, "DashboardSessionDeleted": botix.Deleted{},
-	"CurrentDashboardSession": botix.CurrentDashboardSession{},
+	"CurrentDashboardSession": botix.CurrentDashboardSession{}, "ListedDashboardSession": botix.ListedDashboardSession{},
 }
 
 func schemas(context.Context, []byte, *bufio.Reader) (any, error) {

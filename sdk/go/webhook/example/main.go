@@ -37,7 +37,7 @@ func main() {
 func run(args []string, getenv func(string) string, out io.Writer) error {
 	fs := flag.NewFlagSet("example", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:9000", "listen address")
-	secret := fs.String("secret", getenv("BOTIX_WEBHOOK_SECRET"), "endpoint secret(s), comma separated (or BOTIX_WEBHOOK_SECRET)")
+	secret := fs.String("secret", getenv("BOTIX_WEBHOOK_SECRETS"), "endpoint secret(s), comma-separated, the newest first (or BOTIX_WEBHOOK_SECRETS)")
 	failFirst := fs.Int("fail", 0, "fail the processing of the first N deliveries (the kit answers 500)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -46,7 +46,13 @@ func run(args []string, getenv func(string) string, out io.Writer) error {
 		return errors.New("pass -secret whsec_... (shown when you create the webhook endpoint)")
 	}
 	var seen atomic.Int64
-	h := webhook.NewHandler(strings.Split(*secret, ","), &webhook.MemoryDeduplicator{}, func(_ context.Context, ev webhook.Event) error {
+	var secrets []string
+	for _, s := range strings.Split(*secret, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			secrets = append(secrets, s)
+		}
+	}
+	h := webhook.NewHandler(secrets, &webhook.MemoryDeduplicator{}, func(_ context.Context, ev webhook.Event) error {
 		if n := seen.Add(1); n <= int64(*failFirst) {
 			fmt.Fprintf(out, "%s %s: failing on purpose (%d of %d), BOTIX will retry\n", ev.ID, ev.Type, n, *failFirst)
 			return errors.New("failing on purpose")

@@ -11,6 +11,12 @@ import {
   type ClientOptions,
   ErrorCode,
   ROUTES,
+  type ContactListParams,
+  type DeliveryListParams,
+  type EventListParams,
+  type ListParams,
+  type MessageListParams,
+  type StatsParams,
   SqlDeduplicator,
   createWebhookHandler,
   type ResponseInfo,
@@ -69,6 +75,42 @@ const scenarios: Record<string, (p: Params) => Promise<unknown>> = {
   },
   async schemas() {
     return { generated_from: "sdk/openapi.yaml" };
+  },
+
+  // Each list method once with every parameter its params type has set:
+  // Required<> makes the compiler refuse this file when a field is added
+  // to a type and not here. The harness compares the query sent with the
+  // document.
+  async "list-params"(p) {
+    const c = client({ retry: { maxAttempts: 1 } });
+    const t = new Date("2026-11-29T08:00:00Z");
+    const page: Required<ListParams> = { limit: 1, cursor: "x" };
+    const contacts: Required<ContactListParams> = { ...page, tag: "x", createdAfter: t, createdBefore: t };
+    const messages: Required<MessageListParams> = { ...page, contactId: "x", status: "queued" };
+    const deliveries: Required<DeliveryListParams> = {
+      ...page, status: "dead", endpointId: "x", eventType: "x", eventId: "x", deliveryId: "x", requestId: "x", since: t, until: t,
+    };
+    const stats: Required<StatsParams> = { granularity: "day", endpointId: "x", since: t, until: t };
+    const events: Required<EventListParams> = { ...page, type: "x", since: t };
+    const first = async (w: AsyncIterable<unknown>) => {
+      for await (const _ of w) break; // a walk's first page is its first request
+    };
+    const steps: [string, object, () => Promise<unknown>][] = [
+      ["/public/v1/contacts", contacts, () => first(c.contacts.list(contacts))],
+      ["/public/v1/messages", messages, () => first(c.messages.list(messages))],
+      ["/public/v1/webhook-endpoints", page, () => first(c.webhookEndpoints.list(page))],
+      ["/public/v1/webhook-deliveries", deliveries, () => first(c.deliveries.list(deliveries))],
+      ["/public/v1/webhook-deliveries/stats", stats, () => c.deliveries.stats(stats)],
+      ["/public/v1/inspectors/{id}/requests", page, () => first(c.inspectors.requests(p.inspector_id, page))],
+      ["/public/v1/events", events, () => first(c.events.list(events))],
+      ["/public/v1/dashboard-sessions", page, () => first(c.dashboardSessions.list(page))],
+    ];
+    const calls = [];
+    for (const [path, params, call] of steps) {
+      await outcome(call); // the API's answer does not matter: the query sent does
+      calls.push({ path, set: Object.keys(params).length });
+    }
+    return { calls };
   },
 
   async "lossy-creates"(p) {

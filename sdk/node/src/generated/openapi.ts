@@ -259,7 +259,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send the delivery again now (a manual attempt) */
+        /**
+         * Send the delivery again now (a manual attempt)
+         * @description One manual retry per delivery within the manual-retry cooldown (`webhook.ManualRetryCooldown`, a minute); another one within it is answered 429 `RETRY_COOLDOWN` with `Retry-After` (the rest of the cooldown), and the Idempotency-Key is not used up: send the same request again after it. The retry goes through the endpoint's flow control (a receiver's pause holds it).
+         */
         post: operations["retryDelivery"];
         delete?: never;
         options?: never;
@@ -359,15 +362,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List the project's live dashboard sessions, newest first (never their tokens)
+         * @description Every session still live, whoever made it, with the API key that made it (`key_id`), so that the
+         *     project's owner finds each token handed out and can revoke it (`DELETE .../{id}`). The API key only:
+         *     a session answers 403 `INSUFFICIENT_SCOPE`. A session ends with the key that made it: revoking the
+         *     key (`revoke_api_key`, see the operators' guide) revokes its sessions.
+         */
+        get: operations["listDashboardSessions"];
         put?: never;
         /**
          * Create a short-lived, scoped session for the dashboard (the token is shown once)
          * @description A session is a bearer token the dashboard (or a teammate) uses instead of the project's API key.
          *     Scope `read` calls every GET route; `read_retry` also retries deliveries and recovers endpoints.
          *     Nothing else: any other route answers 403 `INSUFFICIENT_SCOPE`. The token is stored only as its
-         *     SHA-256 hash; it stops working at `expires_at`, or at once when the session is deleted. Only the
-         *     API key creates sessions.
+         *     SHA-256 hash; it stops working at `expires_at`, or at once when the session is deleted or the API key
+         *     that made it is revoked. Only the API key creates sessions.
          */
         post: operations["createDashboardSession"];
         delete?: never;
@@ -768,7 +778,7 @@ export interface components {
         /** @description Pass it as cursor for the next page; null exactly when has_more is false. */
         NextCursor: string | null;
         /** @enum {string} */
-        ErrorCode: "UNAUTHORIZED" | "NOT_FOUND" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "INVALID_PARAMETER" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSE_CONFLICT" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "CONTACT_ALREADY_EXISTS" | "ENDPOINT_DISABLED" | "INVALID_CURSOR" | "OFFSET_TOO_LARGE" | "LIMIT_EXCEEDED" | "SERVICE_UNAVAILABLE" | "INTERNAL" | "INSUFFICIENT_SCOPE";
+        ErrorCode: "UNAUTHORIZED" | "NOT_FOUND" | "INVALID_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "INVALID_PARAMETER" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSE_CONFLICT" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "CONTACT_ALREADY_EXISTS" | "ENDPOINT_DISABLED" | "INVALID_CURSOR" | "OFFSET_TOO_LARGE" | "LIMIT_EXCEEDED" | "SERVICE_UNAVAILABLE" | "INTERNAL" | "INSUFFICIENT_SCOPE" | "RETRY_COOLDOWN";
         ErrorCodeReference: {
             codes: components["schemas"]["ErrorCodeInfo"][];
         };
@@ -1222,7 +1232,7 @@ export interface components {
          * @example {
          *       "id": "dss_01JDQ7X3ZV8N5W2K4R6T9Y1B3G",
          *       "scope": "read",
-         *       "token": "bxs_3v7kq2m5x8c4n6b2z7w4r9t5y3u8p2s6d4f7g9h2",
+         *       "token": "bxs_3v7kq2m5x4c4n6b2z7w4r3t5y3u2p2s6d4f7g5h2",
          *       "created_at": "2026-11-29T08:48:17.555Z",
          *       "expires_at": "2026-11-29T09:48:17.555Z"
          *     }
@@ -1248,6 +1258,32 @@ export interface components {
             scope: components["schemas"]["DashboardSessionScope"];
             created_at: components["schemas"]["Timestamp"];
             expires_at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @example {
+         *       "id": "dss_01JDQ7X3ZV8N5W2K4R6T9Y1B3G",
+         *       "scope": "read",
+         *       "key_id": "key_01JDQ7W9M2B4C6D8E0F1G2H3J4",
+         *       "created_at": "2026-11-29T08:48:17.555Z",
+         *       "expires_at": "2026-11-29T09:48:17.555Z"
+         *     }
+         */
+        ListedDashboardSession: {
+            id: components["schemas"]["DashboardSessionID"];
+            scope: components["schemas"]["DashboardSessionScope"];
+            /** @description The API key that made the session (its id, as the admin function's create_api_key answered it); revoking the key revokes the session. null for sessions made before sessions recorded their key. */
+            key_id: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            expires_at: components["schemas"]["Timestamp"];
+        };
+        DashboardSessionPage: {
+            data: components["schemas"]["ListedDashboardSession"][];
+            next_cursor: components["schemas"]["NextCursor"];
+            has_more: boolean;
+        };
+        DashboardSessionOffsetPage: {
+            data: components["schemas"]["ListedDashboardSession"][];
+            has_more: boolean;
         };
         DashboardSessionDeleted: {
             id: components["schemas"]["DashboardSessionID"];
@@ -1549,6 +1585,20 @@ export interface components {
                 };
             };
         };
+        /** @description RETRY_COOLDOWN - this delivery was retried by hand within its cooldown; send the same request (same Idempotency-Key) again after Retry-After. Or API Gateway's throttle, with its own body (see TooManyRequests). */
+        RetryCooldown: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"] | {
+                    /** @constant */
+                    message: "Too Many Requests";
+                };
+            };
+        };
         /** @description INTERNAL - a bug; quote the request_id. */
         Internal: {
             headers: {
@@ -1814,6 +1864,20 @@ export interface components {
                 "application/json": components["schemas"]["DashboardSession"];
             };
         };
+        /** @description A page, newest first (offset mode: without next_cursor, with the deprecation headers). */
+        DashboardSessionPage: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-API-Notice": components["headers"]["X-API-Notice"];
+                Deprecation: components["headers"]["Deprecation"];
+                Sunset: components["headers"]["Sunset"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DashboardSessionPage"] | components["schemas"]["DashboardSessionOffsetPage"];
+            };
+        };
         /** @description The session of the request's token. */
         CurrentDashboardSession200: {
             headers: {
@@ -2007,6 +2071,8 @@ export interface components {
         BotixRequestId: components["schemas"]["RequestID"];
         /** @description The attempt's number across rounds, from 1. */
         DeliveryAttempt: string;
+        /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+        Traceparent: string;
     };
     requestBodies: never;
     headers: {
@@ -2685,7 +2751,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ValidationFailed"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["RetryCooldown"];
             500: components["responses"]["Internal"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2852,6 +2918,45 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDashboardSessions: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page, with the same filters. Not with pagination=offset. Every query parameter, this one included, is refused with 400 INVALID_PARAMETER when it is empty or given twice. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page. Not with pagination=offset (400 INVALID_PARAMETER), which takes limit. */
+                cursor_limit?: components["parameters"]["CursorLimit"];
+                /**
+                 * @deprecated
+                 * @description `offset` selects the deprecated offset mode (with offset and limit); the answer carries Deprecation and Sunset.
+                 */
+                pagination?: components["parameters"]["Pagination"];
+                /**
+                 * @deprecated
+                 * @description Offset mode only - items to skip; past the stack's OffsetMax (default 10000) the answer is 400 OFFSET_TOO_LARGE.
+                 */
+                offset?: components["parameters"]["Offset"];
+                /**
+                 * @deprecated
+                 * @description Offset mode only - items per page (with cursor pagination, the default, this is 400 INVALID_PARAMETER; use cursor_limit).
+                 */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DashboardSessionPage"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["Internal"];
@@ -3272,6 +3377,8 @@ export interface operations {
                 "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
                 /** @description The attempt's number across rounds, from 1. */
                 "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+                /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+                traceparent: components["parameters"]["Traceparent"];
             };
             path?: never;
             cookie?: never;
@@ -3308,6 +3415,8 @@ export interface operations {
                 "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
                 /** @description The attempt's number across rounds, from 1. */
                 "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+                /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+                traceparent: components["parameters"]["Traceparent"];
             };
             path?: never;
             cookie?: never;
@@ -3344,6 +3453,8 @@ export interface operations {
                 "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
                 /** @description The attempt's number across rounds, from 1. */
                 "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+                /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+                traceparent: components["parameters"]["Traceparent"];
             };
             path?: never;
             cookie?: never;
@@ -3380,6 +3491,8 @@ export interface operations {
                 "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
                 /** @description The attempt's number across rounds, from 1. */
                 "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+                /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+                traceparent: components["parameters"]["Traceparent"];
             };
             path?: never;
             cookie?: never;
@@ -3416,6 +3529,8 @@ export interface operations {
                 "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
                 /** @description The attempt's number across rounds, from 1. */
                 "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+                /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+                traceparent: components["parameters"]["Traceparent"];
             };
             path?: never;
             cookie?: never;
@@ -3452,6 +3567,8 @@ export interface operations {
                 "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
                 /** @description The attempt's number across rounds, from 1. */
                 "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+                /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+                traceparent: components["parameters"]["Traceparent"];
             };
             path?: never;
             cookie?: never;
@@ -3488,6 +3605,8 @@ export interface operations {
                 "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
                 /** @description The attempt's number across rounds, from 1. */
                 "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+                /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+                traceparent: components["parameters"]["Traceparent"];
             };
             path?: never;
             cookie?: never;
@@ -3524,6 +3643,8 @@ export interface operations {
                 "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
                 /** @description The attempt's number across rounds, from 1. */
                 "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+                /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+                traceparent: components["parameters"]["Traceparent"];
             };
             path?: never;
             cookie?: never;
@@ -3560,6 +3681,8 @@ export interface operations {
                 "X-Botix-Request-Id": components["parameters"]["BotixRequestId"];
                 /** @description The attempt's number across rounds, from 1. */
                 "X-Delivery-Attempt": components["parameters"]["DeliveryAttempt"];
+                /** @description W3C Trace Context - the trace of the API request that caused the event (the caller's own traceparent when it sent one), a new span per attempt; the same trace id on every attempt, retries and redrives included. Continue it to join the sender's trace. */
+                traceparent: components["parameters"]["Traceparent"];
             };
             path?: never;
             cookie?: never;

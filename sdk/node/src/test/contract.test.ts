@@ -66,6 +66,7 @@ test("every method calls its route, and every route has a method", async () => {
       listEvents: () => c.events.list({ type: "contact.created" }).toArray(),
       getEvent: () => c.events.get("evt_1"),
       createDashboardSession: () => c.dashboardSessions.create({ scope: "read", ttl_seconds: 600 }),
+      listDashboardSessions: () => c.dashboardSessions.list().toArray(),
       getCurrentDashboardSession: () => c.dashboardSessions.current(),
       deleteDashboardSession: () => c.dashboardSessions.delete("dss_1"),
       getOpenAPI: () => c.openAPI(),

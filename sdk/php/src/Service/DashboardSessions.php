@@ -8,6 +8,10 @@ use Botix\Model\CurrentDashboardSession;
 use Botix\Model\DashboardSession;
 use Botix\Model\DashboardSessionDeleted;
 use Botix\Model\DashboardSessionRequest;
+use Botix\Model\ListedDashboardSession;
+use Botix\Page;
+use Botix\Position;
+use Botix\Walker;
 
 /**
  * /public/v1/dashboard-sessions: short-lived, scoped tokens for the dashboard instead of the API key.
@@ -26,6 +30,24 @@ final class DashboardSessions extends Service
     public function current(): CurrentDashboardSession
     {
         return $this->one(CurrentDashboardSession::class, 'dashboardSessions.current');
+    }
+
+    /**
+     * One page of the project's live sessions, newest first, each with the API key that made it (never
+     * their tokens): to find every token handed out and revoke it. The API key only (a session's token
+     * gets INSUFFICIENT_SCOPE).
+     *
+     * @return Page<ListedDashboardSession>
+     */
+    public function list(?int $limit = null, ?string $cursor = null): Page
+    {
+        return $this->page(ListedDashboardSession::class, 'dashboardSessions.list', [], self::query($cursor, $limit));
+    }
+
+    /** @return Walker<ListedDashboardSession> */
+    public function walk(?int $limit = null, Position|string|null $from = null, ?string $cursor = null): Walker
+    {
+        return $this->walker(ListedDashboardSession::class, 'dashboardSessions.list', [], self::query($cursor, $limit), $from);
     }
 
     /** Revokes a session: its token stops working at once (idempotent). */

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional,
 from .route import Route, time_param
 from .types import (
     CatalogImport, CatalogImportCreate, CatalogItem, Contact, ContactCount, ContactCreate, CurrentDashboardSession, DashboardSession,
-    DashboardSessionDeleted, DashboardSessionRequest, Deleted, Delivery,
+    DashboardSessionDeleted, DashboardSessionRequest, Deleted, Delivery, ListedDashboardSession,
     DeliveryDetail, DeliveryRequest, DeliveryStats, Event, Inspector, InspectorRequest, Message, MessageCreate,
     NoLimit, Page, RecoverRequest, Recovery, RedirectRequest, ScenarioRun, ScenarioRunCreate, TestEvent, WebhookEndpoint,
     WebhookEndpointCreate, WebhookEndpointUpdate, WebhookEndpointWithSecret,
@@ -56,6 +56,7 @@ ROUTE_EVENTS_LIST = Route("GET", "/events")
 ROUTE_EVENTS_GET = Route("GET", "/events/{id}")
 ROUTE_DASHBOARD_SESSIONS_CREATE = Route("POST", "/dashboard-sessions")
 ROUTE_DASHBOARD_SESSIONS_CURRENT = Route("GET", "/dashboard-sessions/current")
+ROUTE_DASHBOARD_SESSIONS_LIST = Route("GET", "/dashboard-sessions")
 ROUTE_DASHBOARD_SESSIONS_DELETE = Route("DELETE", "/dashboard-sessions/{id}")
 ROUTE_OPENAPI = Route("GET", "/openapi.json")
 ROUTE_ERROR_CODES = Route("GET", "/error-codes")
@@ -330,6 +331,18 @@ class DashboardSessionsService(_Service):
     def current(self) -> CurrentDashboardSession:
         """The session of this client's token: its scope and expiry (a client made with the API key gets NOT_FOUND)."""
         return self._c._one(CurrentDashboardSession, ROUTE_DASHBOARD_SESSIONS_CURRENT)
+
+    def page(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[ListedDashboardSession]:
+        return self._c._page(ListedDashboardSession, ROUTE_DASHBOARD_SESSIONS_LIST, (), _list_query(limit, cursor))
+
+    def walk(self, *, limit: Optional[int] = None, cursor: Optional[str] = None,
+             position: Union[None, str, Position] = None) -> Walker[ListedDashboardSession]:
+        return self._walker(ListedDashboardSession, ROUTE_DASHBOARD_SESSIONS_LIST, (), _list_query(limit, cursor), position)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Iterator[ListedDashboardSession]:
+        """The project's live sessions, newest first, each with the API key that made it (never their tokens):
+        to find every token handed out and revoke it. The API key only (a session's token gets INSUFFICIENT_SCOPE)."""
+        return iter(self.walk(limit=limit, cursor=cursor))
 
     def delete(self, session_id: str, *, idempotency_key: Optional[str] = None) -> DashboardSessionDeleted:
         """Revokes a session: its token stops working at once (idempotent)."""

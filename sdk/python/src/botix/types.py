@@ -23,7 +23,7 @@ __all__ = [
     "Response", "Model", "Contact", "ContactCreate", "ContactCount", "Message", "MessageCreate",
     "CatalogItem", "CatalogImportCreate", "CatalogImport", "ScenarioRunCreate", "ScenarioRun",
     "WebhookEndpoint", "WebhookEndpointWithSecret", "WebhookEndpointCreate", "WebhookEndpointUpdate",
-    "Deleted", "DashboardSessionRequest", "DashboardSession", "DashboardSessionDeleted", "CurrentDashboardSession", "TestEvent", "RecoverRequest", "Recovery", "RecoveryProgress", "Delivery", "DeliveryDetail", "Attempt",
+    "Deleted", "DashboardSessionRequest", "DashboardSession", "DashboardSessionDeleted", "CurrentDashboardSession", "ListedDashboardSession", "TestEvent", "RecoverRequest", "Recovery", "RecoveryProgress", "Delivery", "DeliveryDetail", "Attempt",
     "RedirectRequest", "DeliveryRequest", "Counts", "StatsBucket", "DeliveryStats", "Inspector",
     "InspectorRequest", "Event", "ThinEvent", "WebhookTestData", "ErrorCodeInfo",
     "ErrorCodeReference", "ErrorBody", "ErrorEnvelope", "Page", "PAGE_SCHEMAS", "schema_models",
@@ -396,6 +396,19 @@ class CurrentDashboardSession(Model):
 
 
 @dataclass
+class ListedDashboardSession(Model):
+    """A live session as ``dashboard_sessions.list()`` shows it: without its token, with the API key that made it."""
+    __schema__ = "ListedDashboardSession"
+    id: str = ""
+    scope: str = ""
+    #: The id of the API key that made the session (revoking the key revokes the session);
+    #: None for a session made before sessions recorded their key.
+    key_id: Optional[str] = None
+    created_at: str = ""
+    expires_at: str = ""
+
+
+@dataclass
 class DashboardSessionDeleted(Model):
     __schema__ = "DashboardSessionDeleted"
     id: str = ""
@@ -670,6 +683,7 @@ PAGE_SCHEMAS: Dict[str, Type[Model]] = {
     "DeliveryPage": Delivery,
     "InspectorRequestPage": InspectorRequest,
     "EventPage": Event,
+    "DashboardSessionPage": ListedDashboardSession,
 }
 
 
