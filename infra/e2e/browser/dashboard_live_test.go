@@ -293,10 +293,8 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		rc := apitest.NewReceiver(t, answer(http.StatusForbidden, "secret changed"))
 		ep := o.endpoint(rc.URL, nil)
 		const n = 101 // one more than a recovery's step: the recovery runs on to a second step
-		for i := range n {
-			o.contact(fmt.Sprintf("+7999300%04d", i), "bulk")
-		}
-		apitest.Eventually(t, 90*time.Second, "the dead deliveries", func() bool {
+		o.contacts(n, "+7999300%04d", "bulk")
+		apitest.Eventually(t, manyDeliveries, "the dead deliveries", func() bool {
 			return len(o.deliveries("status=dead&cursor_limit=200&endpoint_id="+ep.ID)) == n
 		})
 		if got := len(rc.Requests()); got != n {
@@ -318,7 +316,7 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		if !strings.Contains(second, "already running") || strings.Contains(second, "queued to be sent again") {
 			t.Fatalf("the second Recover says %q; want the running recovery, no fresh count", second)
 		}
-		o.waitFor(fmt.Sprintf(`document.querySelector('#recover-progress .recovery')?.dataset.status === 'completed' && document.querySelector('#recover-progress').textContent.includes(%s)`,
+		o.waitWithin(manyDeliveries, fmt.Sprintf(`document.querySelector('#recover-progress .recovery')?.dataset.status === 'completed' && document.querySelector('#recover-progress').textContent.includes(%s)`,
 			js(fmt.Sprintf("%d queued: %d delivered, 0 failed again, 0 on their way", n, n))))
 		time.Sleep(2 * time.Second) // a delivery sent twice would have arrived
 		if got := len(rc.Requests()); got != 2*n {

@@ -396,10 +396,8 @@ func TestDashboard(t *testing.T) {
 	t.Run("200 deliveries render as one page; a phone needs no sideways scrolling; every field has a label", func(t *testing.T) {
 		o := sys.owner(t)
 		ep := o.endpoint(apitest.NewReceiver(t, nil).URL, nil)
-		for i := range 200 {
-			o.contact(fmt.Sprintf("+7999100%04d", i), "bulk")
-		}
-		apitest.Eventually(t, 90*time.Second, "200 deliveries", func() bool {
+		o.contacts(200, "+7999100%04d", "bulk")
+		apitest.Eventually(t, manyDeliveries, "200 deliveries", func() bool {
 			return len(o.deliveries("status=delivered&cursor_limit=200&endpoint_id="+ep.ID)) == 200
 		})
 		o.open("/deliveries?limit=200")
