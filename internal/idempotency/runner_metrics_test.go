@@ -1,52 +1,12 @@
 package idempotency_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"log/slog"
-	"sync"
 	"testing"
 
 	"github.com/botix/public-api/internal/idempotency"
-	"github.com/botix/public-api/internal/metrics"
+	"github.com/botix/public-api/internal/metrics/collect"
 )
-
-// metricLog is a logger whose metric lines the test reads back.
-type metricLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (m *metricLog) Write(p []byte) (int, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.buf.Write(p)
-}
-
-// counts sums each metric's values by name and Outcome ("Name/Outcome").
-func (m *metricLog) counts() map[string]float64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := map[string]float64{}
-	dec := json.NewDecoder(bytes.NewReader(m.buf.Bytes()))
-	for dec.More() {
-		var line map[string]any
-		if dec.Decode(&line) != nil {
-			break
-		}
-		for _, name := range []string{metrics.IdempotentRequests.Name, metrics.FencedCommits.Name} {
-			if v, ok := line[name].(float64); ok {
-				k := name
-				if o, ok := line["Outcome"].(string); ok {
-					k += "/" + o
-				}
-				out[k] += v
-			}
-		}
-	}
-	return out
-}
 
 func TestRunnerMetrics(t *testing.T) {
 	for _, tc := range []struct {
@@ -85,10 +45,10 @@ func TestRunnerMetrics(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture()
-			ml := &metricLog{}
-			f.runner.Log = slog.New(slog.NewJSONHandler(ml, &slog.HandlerOptions{ReplaceAttr: metrics.ReplaceLevel}))
+			tel := &collect.Telemetry{}
+			f.runner.Log = tel.Logger("CreateContactFunction")
 			tc.do(f)
-			got := ml.counts()
+			got := tel.Totals()
 			if len(got) != len(tc.want) {
 				t.Errorf("metrics %v, want %v", got, tc.want)
 			}

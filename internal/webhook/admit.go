@@ -120,12 +120,19 @@ func (d *Deliverer) admit(ctx context.Context, project, endpointID string, msgs 
 		later, laterIdx = append(later, Deferred{Message: m, Delay: a.Wait}), append(laterIdx, idx[k])
 	}
 	if len(later) > 0 {
+		held := 0
 		for k, err := range d.Queue.Defer(ctx, later) {
 			out[laterIdx[k]] = done
 			if err != nil {
 				d.Log.WarnContext(ctx, "deferral not sent; the message returns after its visibility timeout", "delivery_id", later[k].Message.DeliveryID, "error", err.Error())
 				out[laterIdx[k]] = failed
+				continue
 			}
+			held++
+		}
+		if ep.Flow.PausedUntil > now.UnixMilli() && held > 0 {
+			// Put back behind a receiver's Retry-After, not only paced.
+			metrics.Put(ctx, d.Log, metrics.EndpointPauses, float64(held))
 		}
 	}
 	var slots chan int

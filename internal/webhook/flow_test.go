@@ -354,6 +354,11 @@ func TestHandleBatchHoldsTheEndpointsLimits(t *testing.T) {
 				t.Fatalf("deferred %+v before the pause ends at %d", d, got.Flow.PausedUntil)
 			}
 		}
+		// Held by the pause: the five new deliveries and the throttled one's
+		// retry, back from the queue in the same batch.
+		if m := p.tel.Totals(); m["EndpointPauses"] != 6 || m["Throttles"] != 1 {
+			t.Fatalf("metrics %v: want 1 throttle and 6 attempts held by its pause", m)
+		}
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,6 +140,20 @@ func (p *withHealth) expect(t *testing.T, owner ...string) {
 	got := p.received()
 	if !slices.Equal(got[p.owner.URL], owner) || len(got[p.failing.URL]) != 0 {
 		t.Fatalf("the owner's endpoint received %v (want %v); the failing one %v (want none)", got[p.owner.URL], owner, got[p.failing.URL])
+	}
+	// Each announcement is one HealthTransitions of its kind, no more.
+	want := map[string]float64{}
+	for _, kind := range owner {
+		want["HealthTransitions/"+strings.TrimPrefix(kind, "webhook_endpoint.")]++
+	}
+	for k, v := range p.tel.Totals() {
+		if strings.HasPrefix(k, "HealthTransitions/") && want[k] != v {
+			t.Fatalf("metric %s = %v, want %v (the announcements %v)", k, v, want[k], owner)
+		}
+		delete(want, k)
+	}
+	if len(want) > 0 {
+		t.Fatalf("no metric for the announcements %v", want)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"strconv"
 	"strings"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/ids"
+	"github.com/botix/public-api/internal/logs"
+	"github.com/botix/public-api/internal/metrics/collect"
 	"github.com/botix/public-api/internal/webhook"
 	"github.com/botix/public-api/internal/webhook/webhooktest"
 )
@@ -47,13 +48,15 @@ type pipeline struct {
 	deliverer  *webhook.Deliverer
 	redriver   *webhook.Redriver
 	clk        *kittest.Clock
+	// tel reads the metrics every part of the pipeline logged.
+	tel *collect.Telemetry
 }
 
 func newPipeline(t *testing.T) *pipeline {
 	p := &pipeline{t: t, deliveries: &webhooktest.Deliveries{}, endpoints: &webhooktest.Endpoints{}, queue: &webhooktest.Queue{},
 		scheduler: &webhooktest.Scheduler{}, poster: &webhooktest.Poster{}, dlq: &webhooktest.DeadLetterQueue{},
-		clk: kittest.NewClock(time.Date(2026, 11, 29, 8, 0, 0, 250e6, time.UTC))}
-	log := slog.New(slog.DiscardHandler)
+		clk: kittest.NewClock(time.Date(2026, 11, 29, 8, 0, 0, 250e6, time.UTC)), tel: &collect.Telemetry{}}
+	log := p.tel.Logger("DeliverFunction")
 	p.deliveries.Now = p.clock
 	p.dispatcher = &webhook.Dispatcher{Endpoints: p.endpoints, Deliveries: p.deliveries, Queue: p.queue, Log: log, Now: p.clock}
 	p.deliverer = &webhook.Deliverer{Deliveries: p.deliveries, Endpoints: p.endpoints, Queue: p.queue, Scheduler: p.scheduler, Poster: p.poster,
@@ -512,7 +515,8 @@ func TestRecovery(t *testing.T) {
 	recoverCall := func() webhook.RecoveryCall {
 		t.Helper()
 		steps := len(recoveries.Steps)
-		call, err := rc.Recover(context.Background(), project, ep, since, p.clock())
+		ctx := logs.WithLogger(context.Background(), p.tel.Logger("RecoverWebhookEndpointFunction"))
+		call, err := rc.Recover(ctx, project, ep, since, p.clock())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -526,6 +530,9 @@ func TestRecovery(t *testing.T) {
 	msgs := p.queue.Sent()[n:]
 	if len(msgs) != 2 || call.Queued != 2 || call.HasMore() {
 		t.Fatalf("a recovery of 2 failed deliveries sent %d messages: %+v", len(msgs), call)
+	}
+	if got := p.tel.Totals()["Recoveries"]; got != 2 {
+		t.Fatalf("the Recoveries metric counts %v queued deliveries, want 2", got)
 	}
 	for _, d := range p.deliverFrom(n) {
 		if !d.Done {
@@ -590,7 +597,8 @@ func TestRecoveryCooldown(t *testing.T) {
 	recoverOnce := func() (webhook.RecoveryCall, int) {
 		t.Helper()
 		steps, posted, n := len(recoveries.Steps), len(p.poster.Posted()), len(p.queue.Sent())
-		call, err := rc.Recover(context.Background(), project, ep, since, p.clock())
+		ctx := logs.WithLogger(context.Background(), p.tel.Logger("RecoverWebhookEndpointFunction"))
+		call, err := rc.Recover(ctx, project, ep, since, p.clock())
 		if err != nil {
 			t.Fatal(err)
 		}

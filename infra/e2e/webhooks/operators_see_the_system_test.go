@@ -130,15 +130,14 @@ func TestOperatorsSeeTheSystem(t *testing.T) {
 			if len(reqs) < 2 {
 				t.Fatalf("%s: %d requests", name, len(reqs))
 			}
-			// The outbox hop (the request's trace onto the event item and
-			// on to the dispatcher) does not carry it yet (the operators'
-			// guide says so): every attempt of a delivery is in one trace.
-			first, _ := tracing.Parse(reqs[0].Header.Get(tracing.Header))
+			// Every attempt is a new span of the integrator's trace: from
+			// its POST through the event item, the stream, the dispatcher's
+			// message, the Scheduler's retry and the redrive.
 			spans := map[string]bool{}
 			for i, r := range reqs {
 				got, ok := tracing.Parse(r.Header.Get(tracing.Header))
-				if !ok || got.TraceID != first.TraceID {
-					t.Errorf("%s attempt %d: traceparent %q, want trace %s", name, i+1, r.Header.Get(tracing.Header), first.TraceID)
+				if !ok || got.TraceID != caller.TraceID {
+					t.Errorf("%s attempt %d: traceparent %q, want the caller's trace %s", name, i+1, r.Header.Get(tracing.Header), caller.TraceID)
 				}
 				if spans[got.SpanID] || got.SpanID == caller.SpanID {
 					t.Errorf("%s attempt %d: span %s is not a new span", name, i+1, got.SpanID)

@@ -502,7 +502,7 @@ func buildAll[H any](ctx context.Context, r *Runtime, builders map[string]app.Bu
 			*problems = append(*problems, name+" has a builder but is not in template.yaml")
 			continue
 		}
-		opts := append(append([]app.Option{app.WithCallRecorder(r.recorder(name)), app.WithLogTee(r.telemetry.handler(name))}, r.cfg.Options...), r.cfg.FunctionOptions[name]...)
+		opts := append(append([]app.Option{app.WithCallRecorder(r.recorder(name)), app.WithLogTee(r.telemetry.Handler(name))}, r.cfg.Options...), r.cfg.FunctionOptions[name]...)
 		h, err := build(ctx, r.Env(name), opts...)
 		if err != nil {
 			*problems = append(*problems, fmt.Sprintf("%s: %v", name, err))
