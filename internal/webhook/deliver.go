@@ -202,7 +202,9 @@ func (d *Deliverer) attempt(ctx context.Context, rec Delivery, token string, bul
 	case !now.Before(ends):
 		decision = Decision{Verdict: Dead, Class: ClassExpired, Reason: expiredReason}
 	default:
-		requestID, resp, err = d.post(ctx, rec, ep, ep.URL, now)
+		requestID = ids.New(ids.Request, now)
+		ctx = logs.With(ctx, logs.RequestID, requestID) // the attempt's lines, as the receiver's header names it
+		resp, err = d.post(ctx, rec, ep, ep.URL, requestID, now)
 		if err != nil {
 			return err
 		}
@@ -281,12 +283,11 @@ func (d *Deliverer) follow(ctx context.Context, rec Delivery, bulk bool, decisio
 	return Result{Status: StatusDead, DeadReason: decision.Reason}, nil
 }
 
-// post signs and sends one attempt; it returns the attempt's request id.
-func (d *Deliverer) post(ctx context.Context, rec Delivery, ep Endpoint, url string, now time.Time) (string, Response, error) {
-	requestID := ids.New(ids.Request, now)
+// post signs and sends one attempt, request requestID.
+func (d *Deliverer) post(ctx context.Context, rec Delivery, ep Endpoint, url, requestID string, now time.Time) (Response, error) {
 	headers, err := SignedHeaders(ep.ActiveSecrets(now), rec.EventID, now.Unix(), []byte(rec.Payload))
 	if err != nil {
-		return "", Response{}, err
+		return Response{}, err
 	}
 	headers[HeaderEvent] = rec.EventType
 	headers[HeaderRequestID] = requestID
@@ -294,7 +295,7 @@ func (d *Deliverer) post(ctx context.Context, rec Delivery, ep Endpoint, url str
 	if tp := tracing.Traceparent(ctx); tp != "" {
 		headers[tracing.Header] = tp
 	}
-	return requestID, d.Poster.Post(ctx, url, []byte(rec.Payload), headers), nil
+	return d.Poster.Post(ctx, url, []byte(rec.Payload), headers), nil
 }
 
 // health updates the endpoint's success/failure record, disables an
@@ -352,7 +353,9 @@ func (d *Deliverer) extra(ctx context.Context, msg Message) error {
 		// Without the endpoint there is no secret to sign with.
 		log.ErrorClass, log.Error = ClassEndpointDeleted, "the webhook endpoint was deleted"
 	} else {
-		requestID, resp, err := d.post(ctx, rec, ep, url, now)
+		requestID := ids.New(ids.Request, now)
+		ctx = logs.With(ctx, logs.RequestID, requestID)
+		resp, err := d.post(ctx, rec, ep, url, requestID, now)
 		if err != nil {
 			return err
 		}

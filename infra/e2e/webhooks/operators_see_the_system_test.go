@@ -155,7 +155,7 @@ func TestOperatorsSeeTheSystem(t *testing.T) {
 		}
 	})
 
-	t.Run("delivery lines name the project, event, delivery and attempt", func(t *testing.T) {
+	t.Run("delivery lines name the project, event, delivery, attempt and its request id", func(t *testing.T) {
 		lines := rt.Telemetry().Lines(map[string]string{"function": "DeliverFunction", "delivery_id": dead.ID})
 		if len(lines) == 0 {
 			t.Fatal("no line of the deliver function names the dead delivery")
@@ -164,6 +164,20 @@ func TestOperatorsSeeTheSystem(t *testing.T) {
 			for _, k := range []string{"project_id", "delivery_id", "endpoint_id", "trace_id"} {
 				if l[k] == nil || l[k] == "" {
 					t.Errorf("line without %s: %v", k, l)
+				}
+			}
+		}
+		// An attempt's lines carry the request id its receiver was sent:
+		// the receiver's support ticket quotes it, one query finds them.
+		for _, r := range refusing.Requests() {
+			id := r.Header.Get(webhook.HeaderRequestID)
+			attempt := rt.Telemetry().Lines(map[string]string{"function": "DeliverFunction", "request_id": id})
+			if id == "" || len(attempt) == 0 {
+				t.Errorf("no line of the deliver function names the attempt's request id %q", id)
+			}
+			for _, l := range attempt {
+				if l["delivery_id"] != dead.ID {
+					t.Errorf("a line of request %s is about delivery %v, not %s", id, l["delivery_id"], dead.ID)
 				}
 			}
 		}
