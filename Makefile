@@ -23,7 +23,7 @@ GOFLAGS_LAMBDA := -tags lambda.norpc -trimpath -ldflags="-s -w"
 # targets below (sam build calls those targets for BuildMethod: makefile).
 FUNCTIONS := $(shell sed -n 's/^build-\([A-Za-z0-9]*\):.*/\1/p' $(firstword $(MAKEFILE_LIST)))
 
-.PHONY: run test sdk-unit lint build bench lighthouse e2e-lambda screenshots clean
+.PHONY: run test sdk-unit lint build bench lighthouse tracing-cost e2e-lambda screenshots clean
 
 # Its own build on a cold cache compiles the standard library's core first
 # (a minute on a loaded 2-core machine), so it counts the packages itself;
@@ -106,6 +106,10 @@ bench:
 ## lighthouse: Lighthouse (npx, pinned) on every dashboard view with data, headless Chromium, desktop preset; fails below its bars (docs/contributors.md) and prints a table.
 lighthouse:
 	BOTIX_LIGHTHOUSE=1 $(GO) run ./infra/run/with-dynamodb -- $(GO) test -count=1 -v -run '^TestDashboardLighthouse$$' ./infra/e2e/browser/
+
+## tracing-cost: what the OpenTelemetry SDK would add to a function (size, zipped size, start-up), beside the stack's own tracing; builds in a throwaway copy.
+tracing-cost:
+	$(GO) run ./infra/tools/cmd/tracingcost
 
 ## e2e-lambda: every real bootstrap under the Lambda Runtime Interface Emulator (also part of make test); prints init and invoke times.
 e2e-lambda:

@@ -5,13 +5,12 @@
 package main
 
 import (
-	"archive/zip"
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/botix/public-api/infra/internal/zipsize"
 )
 
 // limit is the target zipped size of one function.
@@ -32,41 +31,17 @@ func main() {
 	failed := false
 	var largest int
 	for _, p := range paths {
-		raw, zipped, err := sizes(p)
+		raw, zipped, err := zipsize.Of(p)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "sizes:", err)
 			os.Exit(1)
 		}
-		fmt.Printf("| %s | %.1f | %.1f |\n", filepath.Base(filepath.Dir(p)), mb(raw), mb(zipped))
+		fmt.Printf("| %s | %.1f | %.1f |\n", filepath.Base(filepath.Dir(p)), zipsize.MB(raw), zipsize.MB(zipped))
 		largest = max(largest, zipped)
 		failed = failed || zipped >= limit
 	}
-	fmt.Printf("\nlargest zipped function: %.1f MB (target < %.0f MB)\n", mb(largest), mb(limit))
+	fmt.Printf("\nlargest zipped function: %.1f MB (target < %.0f MB)\n", zipsize.MB(largest), zipsize.MB(limit))
 	if failed {
 		os.Exit(1)
 	}
 }
-
-func sizes(path string) (raw, zipped int, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	w, err := zw.CreateHeader(&zip.FileHeader{Name: "bootstrap", Method: zip.Deflate})
-	if err != nil {
-		return 0, 0, err
-	}
-	n, err := io.Copy(w, f)
-	if err != nil {
-		return 0, 0, err
-	}
-	if err := zw.Close(); err != nil {
-		return 0, 0, err
-	}
-	return int(n), buf.Len(), nil
-}
-
-func mb(n int) float64 { return float64(n) / (1 << 20) }
