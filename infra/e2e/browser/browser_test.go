@@ -57,8 +57,13 @@ func start(t *testing.T) *system {
 		Parameters: map[string]string{
 			"WebhookRetrySchedule": "1s,1s,1s,1s", "WebhookConnectTimeout": "1s", "WebhookReadTimeout": "2s",
 		},
-		VisibilityTimeout: map[string]time.Duration{"DeliveryQueue": 4 * time.Second, "BulkDeliveryQueue": 4 * time.Second},
-		Timeouts:          map[string]time.Duration{"DeliverFunction": 5 * time.Second},
+		// Far below the template's (60 s) for a crashed worker's message to
+		// come back soon, but far above what an attempt takes: make test
+		// runs other suites beside this one, and a batch that outlived a
+		// 5 s deadline was cut short and sent again, batch after batch,
+		// until no delivery got through (CI, 2026-12-07).
+		VisibilityTimeout: map[string]time.Duration{"DeliveryQueue": 30 * time.Second, "BulkDeliveryQueue": 30 * time.Second},
+		Timeouts:          map[string]time.Duration{"DeliverFunction": 25 * time.Second},
 	})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)), chromedp.NoSandbox, chromedp.WindowSize(1280, 800),
