@@ -312,14 +312,20 @@ func CatalogApply(ctx context.Context, env Env, opts ...Option) (StreamHandler, 
 // Dispatch builds the dispatcher (DynamoDB stream consumer).
 func Dispatch(ctx context.Context, env Env, opts ...Option) (StreamHandler, error) {
 	return build(ctx, env, opts, func(c *core) StreamHandler {
-		d := &webhook.Dispatcher{Endpoints: c.store.Endpoints(), Deliveries: c.store.Deliveries(), Queue: c.queue(), Log: c.Log, Hooks: c.opts.deliveries, Now: c.opts.now}
-		o := &outbox.Consumer{Dispatcher: d, Log: c.Log}
+		o := c.outbox(c.queue())
 		return o.HandleBatch
 	})
 }
 
-// Deliver builds the deliver function (SQS consumer): deliveries, and the
-// continuations of recoveries.
+// outbox is the dispatcher of the outbox stream's records, parking on q
+// those whose dispatch fails.
+func (c *core) outbox(q *awsqueue.Queue) *outbox.Consumer {
+	d := &webhook.Dispatcher{Endpoints: c.store.Endpoints(), Deliveries: c.store.Deliveries(), Queue: q, Log: c.Log, Hooks: c.opts.deliveries, Now: c.opts.now}
+	return &outbox.Consumer{Dispatcher: d, Queue: q, Log: c.Log}
+}
+
+// Deliver builds the deliver function (SQS consumer): deliveries, the
+// continuations of recoveries, and the outbox records parked on its queue.
 func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error) {
 	return build(ctx, env, opts, func(c *core) QueueHandler {
 		cfg := webhook.Config{AutoDisableAfter: c.Vars.Duration(EnvAutoDisableAfter)}
@@ -341,7 +347,9 @@ func Deliver(ctx context.Context, env Env, opts ...Option) (QueueHandler, error)
 		}
 		rc := &webhook.Recoverer{Deliveries: c.store.Deliveries(), Recoveries: c.store.Recoveries(), NewID: api.NewRecoveryID, Pace: pace(c.Vars, EnvRecoveryPace)}
 		cont := &webhook.Continuer{Recoverer: rc, Endpoints: c.store.Endpoints(), Log: c.Log, Now: c.opts.now}
-		consumer := &awsqueue.Consumer{Handle: cont.Route(d.HandleBatch), SQS: q.SQS, QueueURLs: []string{q.URL, q.BulkURL}, Log: c.Log}
+		parked := c.outbox(q) // outbox records the dispatch function parked on the delivery queue
+		handle := webhook.Route(outbox.Parked, parked.Redispatch, cont.Route(d.HandleBatch))
+		consumer := &awsqueue.Consumer{Handle: handle, SQS: q.SQS, QueueURLs: []string{q.URL, q.BulkURL}, Log: c.Log}
 		return consumer.HandleBatch
 	})
 }

@@ -3,6 +3,7 @@ package awsqueue
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func TestMessageInputGroupsByProject(t *testing.T) {
 			if aws.ToString(in.MessageGroupId) != "prj_A" || in.DelaySeconds != tc.wantDelay || aws.ToString(in.QueueUrl) != "https://sqs/q" {
 				t.Fatalf("group %q, delay %d, queue %q", aws.ToString(in.MessageGroupId), in.DelaySeconds, aws.ToString(in.QueueUrl))
 			}
-			if back, err := webhook.ParseMessage(aws.ToString(in.MessageBody)); err != nil || back != m {
+			if back, err := webhook.ParseMessage(aws.ToString(in.MessageBody)); err != nil || !reflect.DeepEqual(back, m) {
 				t.Fatalf("body %s reads back as %+v, %v", aws.ToString(in.MessageBody), back, err)
 			}
 			e := batchEntry("7", in)

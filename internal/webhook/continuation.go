@@ -116,14 +116,26 @@ type Continuer struct {
 // Route returns a batch handler that gives continuations to c and every
 // other message of the batch, together, to next (the Deliverer's
 // HandleBatch).
-func (c *Continuer) Route(next func(context.Context, []Message) []Disposition) func(context.Context, []Message) []Disposition {
+func (c *Continuer) Route(next BatchHandler) BatchHandler {
+	return Route(func(m Message) bool { return m.Continuation != nil }, c.Handle, next)
+}
+
+// BatchHandler handles a batch of the delivery queue: one disposition per
+// message.
+type BatchHandler = func(context.Context, []Message) []Disposition
+
+// Route returns a batch handler that gives each message mine picks to
+// handle, one by one, and every other message of the batch, together, to
+// next: the messages of their own (continuations, parked outbox records)
+// beside the deliveries.
+func Route(mine func(Message) bool, handle func(context.Context, Message) Disposition, next BatchHandler) BatchHandler {
 	return func(ctx context.Context, msgs []Message) []Disposition {
 		out := make([]Disposition, len(msgs))
 		var rest []Message
 		var at []int
 		for i, m := range msgs {
-			if m.Continuation != nil {
-				out[i] = c.Handle(ctx, m)
+			if mine(m) {
+				out[i] = handle(ctx, m)
 				continue
 			}
 			rest, at = append(rest, m), append(at, i)

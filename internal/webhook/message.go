@@ -52,6 +52,12 @@ type Message struct {
 	// Continuation, on a message of its own (no delivery), asks for the
 	// next step of a running recovery (see Continuer).
 	Continuation *Continuation `json:"continuation,omitempty"`
+	// Outbox, on a message of its own (no delivery), is an outbox record
+	// (the data table stream's new image, as Lambda's event gives it)
+	// whose dispatch failed: parked on the delivery queue so that it does
+	// not hold its stream shard, every other project's events behind it,
+	// and dispatched again from there (package outbox).
+	Outbox json.RawMessage `json:"outbox,omitempty"`
 	// Bulk puts the message, and every message that follows from it (its
 	// deferrals and retries), on the bulk lane (see BulkAfter).
 	Bulk bool `json:"bulk,omitempty"`
@@ -115,7 +121,7 @@ func ParseMessage(body string) (Message, error) {
 	if err := json.Unmarshal([]byte(body), &m); err != nil {
 		return Message{}, err
 	}
-	if m.ProjectID == "" || (m.DeliveryID == "" && m.Continuation == nil) {
+	if m.ProjectID == "" || (m.DeliveryID == "" && m.Continuation == nil && len(m.Outbox) == 0) {
 		return Message{}, errNotAMessage
 	}
 	return m, nil

@@ -116,11 +116,16 @@ func (r *Redriver) one(ctx context.Context, in RedriveInput, l DeadLetter, moved
 	if err != nil {
 		return redriveSkipped, nil // not ours to judge: left for a human
 	}
-	if moved[msg.DeliveryID] {
+	if msg.DeliveryID != "" && moved[msg.DeliveryID] {
 		return redriveAgain, nil
 	}
 	if (in.ProjectID != "" && msg.ProjectID != in.ProjectID) || (in.EndpointID != "" && msg.EndpointID != in.EndpointID) || (in.EventType != "" && msg.EventType != in.EventType) {
 		return redriveSkipped, nil
+	}
+	if msg.DeliveryID == "" {
+		// A message of its own (a parked outbox record, a recovery's
+		// continuation): no delivery to look at, back it goes.
+		return redriveMoved, r.DeadLetters.Requeue(ctx, l)
 	}
 	d, err := r.Deliveries.Get(ctx, msg.ProjectID, msg.DeliveryID)
 	switch {

@@ -89,6 +89,9 @@ type Fault struct {
 	Err error
 	// Times is how many calls fail; 0 means every call.
 	Times int
+	// When, if set, picks the calls that fail by their input (such as
+	// one project's reads); the others pass.
+	When func(input any) bool
 }
 
 // Faults injects Fault values into a DynamoDB client.
@@ -105,6 +108,17 @@ func (f *Faults) Add(x Fault) {
 	f.faults = append(f.faults, &x)
 }
 
+// Fired is how many calls the armed faults have failed.
+func (f *Faults) Fired() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, k := range f.fired {
+		n += k
+	}
+	return n
+}
+
 // Clear disarms every fault.
 func (f *Faults) Clear() {
 	f.mu.Lock()
@@ -112,14 +126,14 @@ func (f *Faults) Clear() {
 	f.faults, f.fired = nil, nil
 }
 
-func (f *Faults) take(op string, after bool) *Fault {
+func (f *Faults) take(op string, input any, after bool) *Fault {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fired == nil {
 		f.fired = map[*Fault]int{}
 	}
 	for _, x := range f.faults {
-		if x.Op == op && x.AfterSuccess == after && (x.Times == 0 || f.fired[x] < x.Times) {
+		if x.Op == op && x.AfterSuccess == after && (x.Times == 0 || f.fired[x] < x.Times) && (x.When == nil || x.When(input)) {
 			f.fired[x]++
 			return x
 		}
@@ -142,7 +156,7 @@ func (f *Faults) Option() func(*dynamodb.Options) {
 	return func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, func(s *middleware.Stack) error {
 			if err := s.Initialize.Add(middleware.InitializeMiddlewareFunc("dynamotest.faults.before", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				if x := f.take(awsmiddleware.GetOperationName(ctx), false); x != nil {
+				if x := f.take(awsmiddleware.GetOperationName(ctx), in.Parameters, false); x != nil {
 					err := x.Err
 					if err == nil {
 						err = Throttled()
@@ -156,7 +170,7 @@ func (f *Faults) Option() func(*dynamodb.Options) {
 			return s.Initialize.Add(middleware.InitializeMiddlewareFunc("dynamotest.faults.after", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				out, md, err := next.HandleInitialize(ctx, in)
 				if err == nil {
-					if x := f.take(awsmiddleware.GetOperationName(ctx), true); x != nil {
+					if x := f.take(awsmiddleware.GetOperationName(ctx), in.Parameters, true); x != nil {
 						return out, md, lostResponse
 					}
 				}

@@ -72,8 +72,9 @@ var Permissions = map[string][]app.Permission{
 	// events the function writes; deliveries and attempt logs in the
 	// deliveries table. A recovery's continuation reads the endpoint's
 	// failed deliveries (gsi2) and saves the step (the recovery item and its
-	// step request, PutItem).
-	"DeliverFunction": append(append(write("DataTable", "GetItem", "PutItem", "UpdateItem", "ConditionCheckItem"), write("DeliveriesTable", "GetItem", "PutItem", "UpdateItem")...),
+	// step request, PutItem). A parked outbox record is dispatched again
+	// here: the project's endpoints (Query), its deliveries (PutItem).
+	"DeliverFunction": append(append(write("DataTable", "GetItem", "PutItem", "Query", "UpdateItem", "ConditionCheckItem"), write("DeliveriesTable", "GetItem", "PutItem", "UpdateItem")...),
 		app.Permission{Action: "dynamodb:Query", Resource: "DeliveriesTable/index/gsi2"},
 		app.Permission{Action: "sqs:SendMessage", Resource: "DeadLetterQueue"},
 		// Deferrals (no capacity at the endpoint) and short slow-downs, on
