@@ -664,6 +664,25 @@ func TestRedriveMovesEachDeliveryOncePerRun(t *testing.T) {
 	}
 }
 
+func TestRedriveMovesMessagesOfTheirOwnEachOnce(t *testing.T) {
+	p := newPipeline(t)
+	for _, body := range []string{
+		`{"project_id":"prj_a","outbox":{"entity":{"S":"event"}}}`,
+		`{"project_id":"prj_b","outbox":{"entity":{"S":"event"}}}`,
+		`{"project_id":"prj_b","outbox":{"entity":{"S":"delivery_request"}}}`,
+	} {
+		p.dlq.Add(body)
+	}
+	out, err := p.redriver.Redrive(context.Background(), webhook.RedriveInput{ProjectID: "prj_b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without a delivery id, none is taken for another's "moved already".
+	if out.Moved != 2 || len(p.dlq.Requeued()) != 2 || p.dlq.Len() != 1 {
+		t.Fatalf("redrive %+v: %d requeued, %d left; want project B's two parked records moved", out, len(p.dlq.Requeued()), p.dlq.Len())
+	}
+}
+
 func TestDispatcher(t *testing.T) {
 	t.Run("an event goes to each enabled, subscribed endpoint once", func(t *testing.T) {
 		p := newPipeline(t)

@@ -116,7 +116,7 @@ func (r *Redriver) one(ctx context.Context, in RedriveInput, l DeadLetter, moved
 	if err != nil {
 		return redriveSkipped, nil // not ours to judge: left for a human
 	}
-	if msg.DeliveryID != "" && moved[msg.DeliveryID] {
+	if moved[msg.DeliveryID] {
 		return redriveAgain, nil
 	}
 	if (in.ProjectID != "" && msg.ProjectID != in.ProjectID) || (in.EndpointID != "" && msg.EndpointID != in.EndpointID) || (in.EventType != "" && msg.EventType != in.EventType) {
