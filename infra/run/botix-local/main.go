@@ -18,11 +18,13 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/botix/public-api/infra/run/ddblocal"
 	"github.com/botix/public-api/infra/run/local"
 	"github.com/botix/public-api/infra/run/template"
 	"github.com/botix/public-api/internal/admin"
+	"github.com/botix/public-api/internal/apierr"
 	"github.com/botix/public-api/internal/app"
 	"github.com/botix/public-api/internal/auth"
 	"github.com/botix/public-api/internal/metrics"
@@ -77,7 +79,9 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	out, err := rt.Invoke(ctx, "AdminFunction", admin.Request{Action: "create_project", Name: "Demo project", APIKey: key})
+	out, err := seed(ctx, func(ctx context.Context) (json.RawMessage, error) {
+		return rt.Invoke(ctx, "AdminFunction", admin.Request{Action: "create_project", Name: "Demo project", APIKey: key})
+	}, stderr, time.Sleep)
 	if err != nil {
 		return fmt.Errorf("seed demo project: %w", err)
 	}
@@ -89,6 +93,33 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "stopping; the data of this run is discarded...")
 	return nil
+}
+
+// seedTries bounds the demo project's seeding: the first try and the
+// retries of a transient failure, seedBackoff apart, doubling.
+const (
+	seedTries   = 6
+	seedBackoff = time.Second
+)
+
+// seed runs create (the demo project's creation), retrying what can pass
+// on a second try: a busy machine's DynamoDB Local times out or throttles
+// now and then, and an error the admin function keeps to its logs is one
+// of those. A refusal of the request itself (a public API error, such as
+// BOTIX_API_KEY's format) is not retried. A retry after a try that wrote
+// part of its work may leave an empty project beside the demo one: the
+// data of a make run is discarded when it stops.
+func seed(ctx context.Context, create func(context.Context) (json.RawMessage, error), stderr io.Writer, sleep func(time.Duration)) (json.RawMessage, error) {
+	wait := seedBackoff
+	for try := 1; ; try++ {
+		out, err := create(ctx)
+		if _, refused := apierr.As(err); err == nil || refused || try == seedTries || ctx.Err() != nil {
+			return out, err
+		}
+		fmt.Fprintf(stderr, "seeding the demo project failed (%v); trying again in %s (%d of %d)...\n", err, wait, try+1, seedTries)
+		sleep(wait)
+		wait *= 2
+	}
 }
 
 // portFree says, in one line naming the variable that moves it, that addr

@@ -1,9 +1,16 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"net"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/botix/public-api/internal/apierr"
 )
 
 func TestATakenPortIsNamedWithTheVariableThatMovesIt(t *testing.T) {
@@ -24,5 +31,46 @@ func TestATakenPortIsNamedWithTheVariableThatMovesIt(t *testing.T) {
 	l.Close()
 	if err := portFree(free, "PORT"); err != nil {
 		t.Errorf("a free port: %v", err)
+	}
+}
+
+func TestSeedRetriesWhatCanPassOnASecondTry(t *testing.T) {
+	transient := errors.New("internal error; see the function's logs")
+	malformed := apierr.Problems{"api_key": "must be 'bx_' followed by 16-128 letters"}.Err()
+	for _, tc := range []struct {
+		name       string
+		answers    []error // one per try; nil: the project is created
+		wantErr    error
+		wantTries  int
+		wantSleeps []time.Duration
+	}{
+		{"created at once", []error{nil}, nil, 1, nil},
+		{"two transient failures, then created: backing off 1 s, 2 s", []error{transient, transient, nil}, nil, 3, []time.Duration{time.Second, 2 * time.Second}},
+		{"a refusal of the request is not retried", []error{malformed, nil}, malformed, 1, nil},
+		{"transient every time: given up after seedTries", []error{transient, transient, transient, transient, transient, transient, nil}, transient, seedTries,
+			[]time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tries := 0
+			var slept []time.Duration
+			var said strings.Builder
+			out, err := seed(context.Background(), func(context.Context) (json.RawMessage, error) {
+				e := tc.answers[tries]
+				tries++
+				if e != nil {
+					return nil, e
+				}
+				return json.RawMessage(`{"project":{"id":"prj_1"}}`), nil
+			}, &said, func(d time.Duration) { slept = append(slept, d) })
+			if !errors.Is(err, tc.wantErr) || tries != tc.wantTries || !slices.Equal(slept, tc.wantSleeps) {
+				t.Fatalf("err %v after %d tries, slept %v; want %v after %d, %v", err, tries, slept, tc.wantErr, tc.wantTries, tc.wantSleeps)
+			}
+			if (err == nil) != (len(out) > 0) {
+				t.Fatalf("out %s with err %v", out, err)
+			}
+			if n := strings.Count(said.String(), "trying again"); n != len(tc.wantSleeps) {
+				t.Fatalf("said %q: want one line per retry", said.String())
+			}
+		})
 	}
 }
