@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/botix/public-api/infra/testkit/docs"
 	"github.com/botix/public-api/internal/apierr"
 )
 
@@ -72,5 +74,12 @@ func TestSeedRetriesWhatCanPassOnASecondTry(t *testing.T) {
 				t.Fatalf("said %q: want one line per retry", said.String())
 			}
 		})
+	}
+}
+
+func TestTheReadmeSaysHowOftenTheSeedIsRetried(t *testing.T) {
+	readme := strings.Join(strings.Fields(docs.Read(t, "README.md")), " ")
+	if want := fmt.Sprintf("retries a transient failure, saying so, up to %d times", seedTries-1); !strings.Contains(readme, want) {
+		t.Fatalf("the README does not say %q", want)
 	}
 }
