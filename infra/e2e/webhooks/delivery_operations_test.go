@@ -3,7 +3,6 @@ package webhooks_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -280,8 +279,7 @@ func TestEndpointIsDisabledAfterFailingLong(t *testing.T) {
 		return err == nil && !rec.Enabled && strings.Contains(rec.DisabledReason, "failed")
 	})
 	t.Run("PATCH enabled=true re-enables it and clears the reason", func(t *testing.T) {
-		r := apitest.Do(t, http.MethodPatch, c.Base+"/public/v1/webhook-endpoints/"+ep.ID, []byte(`{"enabled":true}`),
-			"Authorization", "Bearer "+c.Key, "Content-Type", "application/json", "Idempotency-Key", uuid.NewString())
+		r := c.In(t).Patch("/public/v1/webhook-endpoints/"+ep.ID, `{"enabled":true}`)
 		if r.Status != 200 || !strings.Contains(string(r.Body), `"enabled":true`) || strings.Contains(string(r.Body), "disabled_reason") {
 			t.Fatalf("%d %s", r.Status, r.Body)
 		}

@@ -136,8 +136,7 @@ func TestStatsAndRecovery(t *testing.T) {
 
 	t.Run("bad recoveries are refused and send nothing", func(t *testing.T) {
 		off := c.Endpoint(rc.URL, "contact.created")
-		if r := apitest.Do(t, "PATCH", c.Base+"/public/v1/webhook-endpoints/"+off.ID, []byte(`{"enabled":false}`),
-			"Authorization", "Bearer "+c.Key, "Content-Type", "application/json", "Idempotency-Key", uuid.NewString()); r.Status != 200 {
+		if r := c.In(t).Patch("/public/v1/webhook-endpoints/"+off.ID, `{"enabled":false}`); r.Status != 200 {
 			t.Fatalf("disable: %d %s", r.Status, r.Body)
 		}
 		future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)

@@ -24,6 +24,10 @@ type Client struct {
 // As is the same client calling with another key or session token.
 func (c Client) As(token string) Client { c.Key = token; return c }
 
+// In is the same client reporting to t: a subtest's calls fail the
+// subtest, not the test that made the client.
+func (c Client) In(t testing.TB) Client { c.T = t; return c }
+
 // Post sends a JSON body with an Idempotency-Key.
 func (c Client) Post(path, idemKey, body string) apitest.Reply {
 	c.T.Helper()
