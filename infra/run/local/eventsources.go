@@ -20,6 +20,10 @@ type EventSource struct {
 	// MaximumConcurrency is how many invocations a queue's pollers run at
 	// once at most (after Config.MaximumConcurrency); 0 for streams.
 	MaximumConcurrency int
+	// ParallelizationFactor is how many batches of a stream shard run at
+	// once, each partition key's records in order in one of them; 0 for
+	// queues.
+	ParallelizationFactor int
 	// ReportBatchItemFailures: the function's BatchItemFailures are read
 	// (the rest of the batch succeeded). Stream batches always are.
 	ReportBatchItemFailures bool
@@ -35,7 +39,7 @@ func (r *Runtime) EventSources() []EventSource {
 	for _, m := range r.mappings {
 		out = append(out, EventSource{
 			Function: m.function, Source: m.table, Kind: "DynamoDB", StartingPosition: "TRIM_HORIZON",
-			BatchSize: m.batchSize, MaximumRetryAttempts: m.maxRetries, ReportBatchItemFailures: true, Filters: m.filters,
+			BatchSize: m.batchSize, MaximumRetryAttempts: m.maxRetries, ParallelizationFactor: m.parallel, ReportBatchItemFailures: true, Filters: m.filters,
 		})
 	}
 	for _, m := range r.sqsMaps {

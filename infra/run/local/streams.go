@@ -3,9 +3,11 @@ package local
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -24,6 +26,7 @@ type streamMapping struct {
 	table      string // logical id
 	batchSize  int
 	maxRetries int // -1: until the record expires
+	parallel   int // batches of a shard at once (ParallelizationFactor)
 	filters    filterSet
 	handler    app.StreamHandler
 }
@@ -37,6 +40,7 @@ func streamMappings(fns map[string]template.Function) ([]*streamMapping, error) 
 		return &streamMapping{
 			function: function, table: table, filters: filters,
 			batchSize: intProp(e.Properties, "BatchSize", 100), maxRetries: intProp(e.Properties, "MaximumRetryAttempts", -1),
+			parallel: max(1, intProp(e.Properties, "ParallelizationFactor", 1)),
 		}, nil
 	})
 }
@@ -159,22 +163,42 @@ func (r *Runtime) pollStream(ctx context.Context, m *streamMapping) {
 	}
 }
 
+// deliverStreamRecords hands a shard's records to the consumer as Lambda
+// does with the mapping's ParallelizationFactor: the records split into
+// that many lanes by partition key, each lane's batches in order, the
+// lanes at once. A lane whose batch keeps failing holds only the keys
+// hashed to it.
 func (r *Runtime) deliverStreamRecords(ctx context.Context, m *streamMapping, streamArn string, in []stypes.Record) {
-	var batch []events.DynamoDBEventRecord
+	var matched []events.DynamoDBEventRecord
 	for _, rec := range in {
-		ev := lambdaRecord(rec, streamArn)
-		if !m.filters.match(ev) {
-			continue
-		}
-		batch = append(batch, ev)
-		if len(batch) == m.batchSize {
-			r.invokeStream(ctx, m, batch)
-			batch = nil
+		if ev := lambdaRecord(rec, streamArn); m.filters.match(ev) {
+			matched = append(matched, ev)
 		}
 	}
-	if len(batch) > 0 {
-		r.invokeStream(ctx, m, batch)
+	var wg sync.WaitGroup
+	for _, lane := range lanes(matched, m.parallel) {
+		wg.Go(func() {
+			for batch := range slices.Chunk(lane, m.batchSize) {
+				r.invokeStream(ctx, m, batch)
+			}
+		})
 	}
+	wg.Wait()
+}
+
+// lanes splits records into at most n lanes by their partition key (the
+// key attribute "pk"), keeping each lane's records in stream order.
+func lanes(records []events.DynamoDBEventRecord, n int) [][]events.DynamoDBEventRecord {
+	byLane := make([][]events.DynamoDBEventRecord, n)
+	for _, rec := range records {
+		h := fnv.New32a()
+		if pk := rec.Change.Keys["pk"]; pk.DataType() == events.DataTypeString {
+			_, _ = h.Write([]byte(pk.String()))
+		}
+		i := int(h.Sum32() % uint32(n))
+		byLane[i] = append(byLane[i], rec)
+	}
+	return slices.DeleteFunc(byLane, func(l []events.DynamoDBEventRecord) bool { return len(l) == 0 })
 }
 
 // invokeStream invokes the consumer until the batch succeeds, retrying
