@@ -187,6 +187,7 @@ func TestTheValidatorCatchesWebhookDrift(t *testing.T) {
 		h.Set("Webhook-Timestamp", "1795939200")
 		h.Set("X-Botix-Signature", botix)
 		h.Set("Webhook-Signature", std)
+		h.Set("traceparent", "00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-01")
 		return h
 	}
 	cases := []struct {
@@ -202,6 +203,7 @@ func TestTheValidatorCatchesWebhookDrift(t *testing.T) {
 		{"X-Botix-Signature with a trailing comma", header(hex1+",", std1), false},
 		{"webhook-signature entries separated by a comma", header(hex1, std1+","+std2), false},
 		{"no X-Botix-Signature", header("", std1), false},
+		{"no traceparent", func() http.Header { h := header(hex1, std1); h.Del("traceparent"); return h }(), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
