@@ -267,6 +267,9 @@ func launcherDigest() string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// javacMain is the compiler's entry point in the jdk.compiler module.
+const javacMain = "com.sun.tools.javac.Main"
+
 // compiledLauncher returns the directory holding the launcher's class,
 // compiling it once per source digest into the cache: the JVM then loads
 // a class instead of compiling the source on every start, which cost a
@@ -290,9 +293,12 @@ func compiledLauncher(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(tmp, "classes")
-	cmd := exec.CommandContext(ctx, "java", append(append([]string{}, javaOptions...), "-m", "jdk.compiler/com.sun.tools.javac.Main", "-d", out, src)...)
+	// javac's main class by name, not as the main module (-m jdk.compiler/...):
+	// a main module is observable whatever --limit-modules says, so only
+	// this form fails as a runtime without the module does.
+	cmd := exec.CommandContext(ctx, "java", append(append([]string{}, javaOptions...), javacMain, "-d", out, src)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		if strings.Contains(string(b), "jdk.compiler") {
+		if strings.Contains(string(b), "jdk.compiler") || strings.Contains(string(b), javacMain) {
 			return "", errNoCompiler
 		}
 		return "", fmt.Errorf("ddblocal: compile the launcher: %v\n%s", err, b)
