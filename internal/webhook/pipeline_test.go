@@ -249,7 +249,7 @@ func TestDelivererTransitions(t *testing.T) {
 		}
 		got := p.only()
 		dead := p.queue.Dead()
-		if got.Status != webhook.StatusDead || got.Attempts != 5 || len(dead) != 1 || dead[0].RedriveOfRound != 1 || dead[0].Reason != "5 attempts failed" || dead[0].EndpointID != got.EndpointID {
+		if got.Status != webhook.StatusDead || got.Attempts != 5 || len(dead) != 1 || dead[0].RedriveOfRound != 1 || dead[0].Reason != "5 attempts failed; the last: HTTP 500" || dead[0].EndpointID != got.EndpointID {
 			t.Fatalf("delivery %+v, dead letters %+v", got, dead)
 		}
 		if len(p.scheduler.All()) != 4 {

@@ -116,7 +116,7 @@ func Decide(o Response, attempt int, schedule []time.Duration, now time.Time) De
 			class = "http_" + strconv.Itoa(s)
 		}
 		if attempt > len(schedule) {
-			return Decision{Verdict: Dead, Class: class, Reason: fmt.Sprintf("%d attempts failed", attempt)}
+			return Decision{Verdict: Dead, Class: class, Reason: fmt.Sprintf("%d attempts failed; the last: %s", attempt, causeText(class))}
 		}
 		wait := schedule[attempt-1]
 		if s == http.StatusTooManyRequests {
@@ -128,6 +128,16 @@ func Decide(o Response, attempt int, schedule []time.Duration, now time.Time) De
 	default:
 		return Decision{Verdict: Dead, Class: "http_" + strconv.Itoa(s), Reason: fmt.Sprintf("the endpoint answered %d, which is not retried", s)}
 	}
+}
+
+// causeText is an attempt's failure class as its owner reads it in a dead
+// reason: "HTTP 503" for http_503, the class itself (read_timeout,
+// connect_failed, ...) otherwise.
+func causeText(class string) string {
+	if code, ok := strings.CutPrefix(class, "http_"); ok {
+		return "HTTP " + code
+	}
+	return class
 }
 
 // ParseRetryAfter reads a Retry-After value: delta seconds (RFC 9110:

@@ -57,6 +57,22 @@ func TestDecide(t *testing.T) {
 	}
 }
 
+func TestADeadReasonNamesTheLastCause(t *testing.T) {
+	now := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		o    Response
+		want string
+	}{
+		{Response{Status: 503}, "5 attempts failed; the last: HTTP 503"},
+		{Response{Status: 429}, "5 attempts failed; the last: HTTP 429"},
+		{Response{Class: ClassReadTimeout}, "5 attempts failed; the last: " + ClassReadTimeout},
+	} {
+		if d := Decide(c.o, 5, DefaultSchedule, now); d.Verdict != Dead || d.Reason != c.want {
+			t.Errorf("%+v after the last attempt: %+v, want reason %q", c.o, d, c.want)
+		}
+	}
+}
+
 func TestParseSchedule(t *testing.T) {
 	got, err := ParseSchedule("1s, 2s,3s,4s")
 	if err != nil || len(got) != 4 || got[3] != 4*time.Second {
