@@ -16,7 +16,9 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/botix/public-api/internal/apierr"
@@ -68,6 +70,9 @@ type Vocabulary struct {
 	// HealthStates are an endpoint's health states, worst first: the
 	// order the page lists endpoints in.
 	HealthStates []string
+	// RetentionDays is how many days deliveries and their attempts are
+	// kept (what a search can still find).
+	RetentionDays string
 }
 
 // APIVocabulary is the API's vocabulary: the domain's event types and the
@@ -89,6 +94,7 @@ func APIVocabulary() Vocabulary {
 		StatusDead:       string(webhook.StatusDead),
 		RecoveryRunning:  string(webhook.RecoveryRunning),
 		HealthStates:     webhook.HealthStates,
+		RetentionDays:    strconv.Itoa(int(webhook.DeliveryRetention / (24 * time.Hour))),
 	}
 }
 
@@ -104,6 +110,7 @@ func (v Vocabulary) placeholders() map[string][]string {
 		"status_dead":        {v.StatusDead},
 		"recovery_running":   {v.RecoveryRunning},
 		"health_states":      v.HealthStates,
+		"retention_days":     {v.RetentionDays},
 	}
 }
 

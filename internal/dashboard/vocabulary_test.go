@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/botix/public-api/internal/domain"
 	"github.com/botix/public-api/internal/webhook"
@@ -48,6 +49,10 @@ func TestPageCarriesTheAPIsVocabulary(t *testing.T) {
 		"status-dead":        statusWords(webhook.StatusDead),
 		"recovery-running":   {string(webhook.RecoveryRunning)},
 		"health-states":      webhook.HealthStates,
+		"retention-days":     {"14"}, // webhook.DeliveryRetention, 14 days
+	}
+	if webhook.DeliveryRetention != 14*24*time.Hour {
+		t.Fatalf("DeliveryRetention is %s: update this test's words", webhook.DeliveryRetention)
 	}
 	metas := pageMetas(t, s)
 	for name, words := range want {

@@ -224,7 +224,10 @@ func TestDashboardSessions(t *testing.T) {
 		search := func(id string) {
 			o.eval(fmt.Sprintf(`document.getElementById('search-id').value = %s; document.getElementById('search').requestSubmit(); true`, js(id)))
 		}
-		for _, id := range []string{dead.EventID, " " + rid + " "} {
+		// As a ticket pastes them: the id, with blanks, in lower case, or
+		// with the header line it came in.
+		for _, id := range []string{dead.EventID, " " + rid + " ", strings.ToLower(dead.EventID), "webhook-id: " + dead.EventID, "X-Botix-Request-Id: " + rid} {
+			o.open("/")
 			search(id)
 			o.waitFor(deadRow + ` && document.querySelectorAll('#deliveries tbody tr').length === 1`)
 		}
@@ -237,6 +240,9 @@ func TestDashboardSessions(t *testing.T) {
 		o.waitFor(`document.querySelector('#flash .error') !== null`)
 		if o.eval(`document.getElementById('search-id').getAttribute('aria-invalid')`) != "true" {
 			t.Fatal("a text that is no id is not marked at the field")
+		}
+		if msg := o.text("#flash .error"); !strings.Contains(msg, "kept 14 days") {
+			t.Fatalf("the refusal says %q: it should say how long deliveries are kept", msg)
 		}
 	})
 

@@ -34,3 +34,7 @@ export const RECOVERY_RUNNING = meta('recovery-running');
 // HEALTH_STATES are an endpoint's health states, worst first (disabled,
 // failing, paused, healthy): the order endpoints are listed in.
 export const HEALTH_STATES = words('health-states');
+
+// RETENTION_DAYS is how many days deliveries are kept: what a search can
+// still find.
+export const RETENTION_DAYS = meta('retention-days');
