@@ -127,5 +127,15 @@ func TestDashboardEndpointLimits(t *testing.T) {
 			t.Fatalf("the API lowered the rate to %v; the card says %q", f.Throttle.EffectiveRate, text)
 		}
 		o.screenshot("endpoint-throttled")
+		// The 429 attempt is drawn as a slow-down (amber), not a failure.
+		d := o.deliveries("endpoint_id=" + ep.ID)
+		if len(d) != 1 {
+			t.Fatalf("%d deliveries", len(d))
+		}
+		o.open("/deliveries/" + d[0].ID)
+		o.waitFor(`document.querySelector('#attempts li') !== null`)
+		if got := o.eval(`document.querySelector('#attempts li').className`); got != "slow" {
+			t.Fatalf("the 429 attempt is drawn as %q, want slow", got)
+		}
 	})
 }

@@ -103,8 +103,10 @@ function fact(name, ...value) {
 function timeline(attempts) {
   if (attempts.length === 0) return el('p', { class: 'muted' }, 'No attempt yet.');
   return el('ol', { class: 'timeline', id: 'attempts' }, attempts.map(a => {
-    const ok = a.status_code >= 200 && a.status_code < 300;
-    return el('li', { class: ok ? 'ok' : 'fail', 'data-kind': a.kind },
+    // A 429 is the receiver asking to slow down: the attempt is taken
+    // again after its Retry-After, not counted as a failure (amber).
+    const outcome = a.status_code >= 200 && a.status_code < 300 ? 'ok' : a.status_code === 429 ? 'slow' : 'fail';
+    return el('li', { class: outcome, 'data-kind': a.kind, title: outcome === 'slow' ? 'the receiver asked to slow down: not a failure' : null },
       el('div', { class: 'attempt-head' },
         el('strong', {}, `#${a.attempt} ${a.kind}`),
         fmtTime(a.started_at),
