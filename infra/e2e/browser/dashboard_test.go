@@ -335,6 +335,14 @@ func TestDashboard(t *testing.T) {
 		o.waitDelivery(bad.ID, func(d delivery) bool { return d.Status == "dead" })
 		o.open("/deliveries")
 		o.waitFor(`document.querySelectorAll('#deliveries tbody tr').length === 2`)
+		// Two search landmarks (the header's id search, the filters), each
+		// named apart, and a description for the page.
+		if names := o.eval(`[...document.querySelectorAll('[role=search]')].map(f => f.getAttribute('aria-label') || '').join('|')`); names != "Find an id|Filter deliveries" {
+			t.Fatalf("search landmarks named %q", names)
+		}
+		if d := o.eval(`document.querySelector('meta[name=description]')?.content || ''`); d == "" {
+			t.Fatal("the page has no description")
+		}
 		o.do(chromedp.SetValue(chromedp.CSS("#status"), "dead"), chromedp.SetValue(chromedp.CSS("#event_type"), "contact.created"))
 		o.click("#filters", "Apply")
 		o.waitFor(`location.search.includes('status=dead') && document.querySelectorAll('#deliveries tbody tr').length === 1`)

@@ -132,7 +132,7 @@ function filterForm(params, eps) {
   const until = el('input', { id: 'dl-until', name: 'until', type: 'datetime-local', value: toLocalInput(params.get('until')) });
   const reason = el('input', { id: 'dl-reason', name: 'reason', type: 'search', value: params.get('reason') || '', placeholder: 'e.g. 403', autocomplete: 'off' });
   const z = zone(new Date());
-  const form = el('form', { class: 'card inline', id: 'dead-filters', role: 'search' },
+  const form = el('form', { class: 'card inline', id: 'dead-filters', role: 'search', 'aria-label': 'Filter dead letters' },
     select('dl-endpoint', 'Endpoint', [['', 'any'], ...byHealth(eps).map(e => [e.id, e.url])], params.get('endpoint_id') || ''),
     el('label', { for: 'dl-reason' }, 'Reason contains', reason),
     select('dl-event-type', 'Event type', [['', 'any'], ...EVENT_TYPES.map(t => [t, t])], params.get('event_type') || ''),

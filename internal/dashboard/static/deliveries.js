@@ -37,7 +37,7 @@ function filterForm(params, eps) {
   // event id, which finds that event's deliveries to every endpoint.
   const eventID = el('input', { id: 'event_id', name: 'event_id', type: 'search', value: params.get('event_id') || '',
     pattern: EVENT_ID, placeholder: 'evt_…', spellcheck: 'false', autocomplete: 'off', title: 'An event id: the webhook-id header of a webhook (evt_ and 26 characters)' });
-  const form = el('form', { class: 'card inline', id: 'filters', role: 'search' },
+  const form = el('form', { class: 'card inline', id: 'filters', role: 'search', 'aria-label': 'Filter deliveries' },
     el('label', { for: 'event_id' }, 'Event id', eventID),
     select('status', 'Status', [['', 'any'], ...DELIVERY_STATUSES.map(s => [s, s])], params.get('status') || ''),
     select('event_type', 'Event type', [['', 'any'], ...EVENT_TYPES.map(t => [t, t])], params.get('event_type') || ''),
