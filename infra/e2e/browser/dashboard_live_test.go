@@ -145,6 +145,11 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		if msg := o.text("#recover-result"); !strings.Contains(msg, "started") || !strings.Contains(msg, "rcv_") {
 			t.Fatalf("the first Recover says %q", msg)
 		}
+		// Its last attempts failed (the receiver's fix came after them):
+		// the page says what would follow if the fix were not in.
+		if warn := o.text("#recover-warning"); !strings.Contains(warn, "failed and none has succeeded since") {
+			t.Fatalf("recovering a failing endpoint warns %q", warn)
+		}
 		// No reload: the rows turn delivered, the progress says so.
 		o.waitFor(`document.querySelectorAll('#deliveries tbody tr[data-status=delivered]').length === 2`)
 		o.waitFor(`document.querySelector('#recover-progress .recovery') !== null && document.querySelector('#recover-progress').textContent.includes('2 delivered, 0 failed again, 0 on their way')`)

@@ -4,7 +4,7 @@
 // whose progress the view follows. The rows follow their deliveries as
 // they change (dead → queued → delivered or dead again): live.js.
 import { endpointsList, get, mutate } from './api.js';
-import { append, el, errorBox, fmtTime, fromLocalInput, noticeBox, select, toLocalInput, zone } from './dom.js';
+import { append, count, el, errorBox, fmtTime, fromLocalInput, noticeBox, select, toLocalInput, zone } from './dom.js';
 import { DELIVERY_HEADERS, deliveryRow, labelCells } from './deliveries.js';
 import { byHealth, progressLine, recoverySettled } from './health.js';
 import { live } from './live.js';
@@ -184,7 +184,8 @@ function recoverForm(eps, params, recovery) {
       if (!epID) throw new Error('there is no endpoint to recover');
       // A recovery of this endpoint that runs already is answered as it
       // stands by the API: the page says so instead of a fresh count.
-      const before = (await get('/webhook-endpoints/' + epID)).recovery;
+      const fresh = await get('/webhook-endpoints/' + epID);
+      const before = fresh.recovery;
       const r = await mutate('POST', '/webhook-endpoints/' + epID + '/recover', { since: sinceISO });
       const text = [];
       if (before && before.status === RECOVERY_RUNNING && before.id === r.data.recovery_id) {
@@ -200,6 +201,13 @@ function recoverForm(eps, params, recovery) {
         }
       }
       out.replaceChildren(noticeBox(text, r.requestId));
+      // Recovering an endpoint whose last attempts failed: the owner may be
+      // ahead of the receiver's fix, and the page says what would follow.
+      const failed = fresh.health && fresh.health.failed_attempts;
+      if (failed > 0) {
+        out.append(el('div', { class: 'warning', id: 'recover-warning' },
+          `This endpoint's last ${count(failed, 'attempt', 'attempts')} failed and none has succeeded since: if its receiver is not fixed yet, the recovered deliveries will fail again.`));
+      }
       recovery.follow = follow(epID, r.data.recovery_id);
       await recovery.follow();
     }, err => out.replaceChildren(errorBox(err)));
