@@ -3,7 +3,6 @@ package webhooks_test
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -31,14 +30,7 @@ func TestOperatorsSeeTheSystem(t *testing.T) {
 	rt, c, s, project := webhookRuntime(t, nil)
 	flaky := apitest.NewReceiver(t, status(500, 200))
 	refusing := apitest.NewReceiver(t, status(401))
-	slow := apitest.NewReceiver(t, func(n int, r *http.Request, w http.ResponseWriter) {
-		if n == 0 {
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-	})
+	slow := apitest.NewReceiver(t, slowDownOnce("1"))
 	epFlaky := c.Endpoint(flaky.URL, "contact.created")
 	epRefusing := c.Endpoint(refusing.URL, "contact.created")
 	c.Endpoint(slow.URL, "contact.created")

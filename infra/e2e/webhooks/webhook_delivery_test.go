@@ -63,6 +63,19 @@ func status(codes ...int) func(n int, r *http.Request, w http.ResponseWriter) {
 	}
 }
 
+// slowDownOnce answers the first request 429 with Retry-After
+// retryAfter (seconds), every later one 200.
+func slowDownOnce(retryAfter string) func(n int, r *http.Request, w http.ResponseWriter) {
+	return func(n int, _ *http.Request, w http.ResponseWriter) {
+		if n == 0 {
+			w.Header().Set("Retry-After", retryAfter)
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}
+}
+
 func TestWebhookRetriesUntilDelivered(t *testing.T) {
 	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	_, c, s, project := webhookRuntime(t, nil)

@@ -77,14 +77,7 @@ func TestEndpointLimitsHoldAtTheReceiver(t *testing.T) {
 func TestReceiverSlowDownPausesTheEndpoint(t *testing.T) {
 	t.Parallel() // its own runtime, and mostly waiting (see main_test.go)
 	_, c, s, project := webhookRuntime(t, nil)
-	rc := apitest.NewReceiver(t, func(n int, _ *http.Request, w http.ResponseWriter) {
-		if n == 0 {
-			w.Header().Set("Retry-After", "3")
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-	})
+	rc := apitest.NewReceiver(t, slowDownOnce("3"))
 	ep := c.LimitedEndpoint(rc.URL, `"description":"slow"`)
 	c.Contact("+79990020001")
 	var shown struct {
