@@ -81,7 +81,12 @@ func run(ctx context.Context, getenv func(string) string, stdout, stderr io.Writ
 	}
 	out, err := seed(ctx, func(ctx context.Context) (json.RawMessage, error) {
 		return rt.Invoke(ctx, "AdminFunction", admin.Request{Action: "create_project", Name: "Demo project", APIKey: key})
-	}, stderr, time.Sleep)
+	}, stderr, func(d time.Duration) {
+		select { // Ctrl-C during a wait stops at once
+		case <-ctx.Done():
+		case <-time.After(d):
+		}
+	})
 	if err != nil {
 		return fmt.Errorf("seed demo project: %w", err)
 	}
