@@ -22,7 +22,7 @@ import (
 // Query of half a read unit.
 func TestRequestIndexCost(t *testing.T) {
 	ctx := context.Background()
-	c, calls := &dynamotest.Capacity{}, &dynamotest.Calls{}
+	c, calls := dynamotest.NewCapacity(dynamotest.Client(t)), &dynamotest.Calls{}
 	s := store.New(dynamotest.Client(t, c.Option(), calls.Option()), dynamotest.Tables(t))
 	log := deliveryLog{t: t, s: s, project: "prj_" + ids.NewULID(time.Now()).String()}
 	id := log.add(ids.New(ids.Event, time.Now()), ids.New(ids.WebhookEndpoint, time.Now()), webhook.StatusPending)

@@ -3,6 +3,7 @@ package dynamotest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync"
 
@@ -18,9 +19,10 @@ import (
 // capacity (ReturnConsumedCapacity INDEXES: the table's units and its
 // indexes') and adds the answers, reads and writes apart. Only the
 // response changes; what the call does stays the same.
-// DynamoDB Local reports a transaction's units without the doubling AWS
-// bills (two units per item): Capacity doubles the table's units of a
-// transaction. Index updates, asynchronous, are counted once.
+// DynamoDB Local misprices a write transaction, so Capacity prices it
+// from the items it touches (see txPricer): a counter made by NewCapacity
+// reads them through a client without the counter. Index updates,
+// asynchronous, are standard writes.
 //
 // A conditional write that DynamoDB rejects answers no capacity but is
 // billed all the same, for the existing item's size and at least one
@@ -31,8 +33,16 @@ type Capacity struct {
 	rejected    int
 	byOp        map[string]float64
 	// byPlace holds the write units by where they were spent: "<table>"
-	// or "<table>/<index>", a transaction's table units doubled.
+	// or "<table>/<index>".
 	byPlace map[string]float64
+	tx      *txPricer
+}
+
+// NewCapacity returns a counter that prices write transactions from the
+// items they touch, read through lookup (a client of the same DynamoDB
+// without the counter). The zero Capacity refuses them.
+func NewCapacity(lookup *dynamodb.Client) *Capacity {
+	return &Capacity{tx: &txPricer{lookup: lookup}}
 }
 
 // Option installs the counter on a DynamoDB client.
@@ -50,13 +60,16 @@ func (c *Capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 		return next.HandleInitialize(ctx, in)
 	}
 	in.Parameters = params
-	out, md, err := next.HandleInitialize(ctx, in)
 	op := awsmiddleware.GetOperationName(ctx)
+	if tx, ok := params.(*dynamodb.TransactWriteItemsInput); ok {
+		return c.transaction(ctx, tx, in, next)
+	}
+	out, md, err := next.HandleInitialize(ctx, in)
 	units, table := consumedUnits(out.Result)
 	if transactions[op] {
 		units += table
 	}
-	places := consumedPlaces(out.Result, transactions[op])
+	places := consumedPlaces(out.Result)
 	var conditional *types.ConditionalCheckFailedException
 	rejected := errors.As(err, &conditional)
 	c.mu.Lock()
@@ -83,12 +96,55 @@ func (c *Capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 	return out, md, err
 }
 
+// transaction runs a TransactWriteItems call and counts what AWS bills for
+// it (a cancelled transaction is counted as DynamoDB Local reports it).
+func (c *Capacity) transaction(ctx context.Context, tx *dynamodb.TransactWriteItemsInput, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	if c.tx == nil {
+		return middleware.InitializeOutput{}, middleware.Metadata{}, errors.New("dynamotest: a Capacity that prices transactions is made by NewCapacity")
+	}
+	targets, err := c.tx.before(ctx, tx)
+	if err != nil {
+		return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("dynamotest: reading a transaction's items: %w", err)
+	}
+	out, md, err := next.HandleInitialize(ctx, in)
+	if err != nil {
+		units, _ := consumedUnits(out.Result)
+		c.mu.Lock()
+		c.write += units
+		c.mu.Unlock()
+		return out, md, err
+	}
+	bill, berr := c.tx.bill(ctx, targets)
+	if berr != nil {
+		return out, md, fmt.Errorf("dynamotest: pricing a transaction: %w", berr)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byOp == nil {
+		c.byOp = map[string]float64{}
+	}
+	if c.byPlace == nil {
+		c.byPlace = map[string]float64{}
+	}
+	c.write += bill.write
+	c.read += bill.read
+	c.byOp["TransactWriteItems"] += bill.write
+	if bill.read > 0 {
+		c.byOp["ConditionCheck"] += bill.read
+	}
+	for place, u := range bill.places {
+		c.byPlace[place] += u
+	}
+	return out, md, nil
+}
+
 // writes names the operations billed in write request units.
 var writes = map[string]bool{"PutItem": true, "UpdateItem": true, "DeleteItem": true, "BatchWriteItem": true, "TransactWriteItems": true}
 
 // transactions are billed two units per item unit on the table; DynamoDB
-// Local reports them as plain writes and reads (its test pins this).
-var transactions = map[string]bool{"TransactWriteItems": true, "TransactGetItems": true}
+// Local reports a read transaction as plain reads (a write transaction is
+// priced by Capacity.transaction).
+var transactions = map[string]bool{"TransactGetItems": true}
 
 // askCapacity returns a copy of an input that asks for its consumed
 // capacity (the caller's input stays as it was); ok is false for calls
@@ -139,9 +195,9 @@ func capacities(result any) []types.ConsumedCapacity {
 	return nil
 }
 
-// consumedPlaces splits an output's units by table and index (named
-// "<table>" and "<table>/<index>"), a transaction's table units doubled.
-func consumedPlaces(result any, transaction bool) map[string]float64 {
+// consumedPlaces splits a single write's units by table and index (named
+// "<table>" and "<table>/<index>").
+func consumedPlaces(result any) map[string]float64 {
 	all := capacities(result)
 	out := map[string]float64{}
 	for _, c := range all {
@@ -153,16 +209,13 @@ func consumedPlaces(result any, transaction bool) map[string]float64 {
 		for index, ic := range c.GlobalSecondaryIndexes {
 			out[name+"/"+index] += aws.ToFloat64(ic.CapacityUnits)
 		}
-		if transaction {
-			table *= 2
-		}
 		out[name] += table
 	}
 	return out
 }
 
 // ByPlace returns the write units spent on each table ("<table>") and
-// index ("<table>/<index>"), a transaction's table units doubled; a
+// index ("<table>/<index>"); a
 // rejected conditional write is in Rejected, not here.
 func (c *Capacity) ByPlace() map[string]float64 {
 	c.mu.Lock()

@@ -2,6 +2,7 @@ package dynamotest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -19,7 +20,7 @@ func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Valu
 // on-demand price list bills (items under 1 KB here).
 func TestCapacityCountsBilledRequestUnits(t *testing.T) {
 	ctx := context.Background()
-	c := &dynamotest.Capacity{}
+	c := dynamotest.NewCapacity(dynamotest.Client(t))
 	db := dynamotest.Client(t, c.Option())
 	table := dynamotest.Tables(t).Data
 	item := func(pk string, indexed bool) map[string]types.AttributeValue {
@@ -63,6 +64,37 @@ func TestCapacityCountsBilledRequestUnits(t *testing.T) {
 			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("e", true)}, {Put: put("f", true)}}})
 			return err
 		}, 0, 6, 0},
+		{"a transaction bills each item, not its largest twice (DynamoDB Local reports 2 for 4 items)", func() error {
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("g", false)}, {Put: put("h", false)}, {Put: put("i", false)}, {Put: put("j", false)}}})
+			return err
+		}, 0, 8, 0},
+		{"a transaction bills each started KB of an item twice", func() error {
+			big := item("k", false)
+			big["pad"] = s(strings.Repeat("x", 1500))
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table), Item: big}}, {Put: put("l", false)}}})
+			return err
+		}, 0, 6, 0},
+		{"a transaction's update that moves the item to another index key deletes and puts the index entry", func() error {
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Update: &types.Update{
+				TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s("e"), "sk": s("x")},
+				UpdateExpression: aws.String("SET gsi1pk = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": s("moved")},
+			}}}})
+			return err
+		}, 0, 4, 0},
+		{"a transaction's update of an item in no index writes the table alone", func() error {
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Update: &types.Update{
+				TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s("c"), "sk": s("x")},
+				UpdateExpression: aws.String("SET n = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": s("1")},
+			}}}})
+			return err
+		}, 0, 2, 0},
+		{"a transaction's condition check is two read units", func() error {
+			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: key, ConditionExpression: aws.String("attribute_exists(pk)")}},
+				{Put: put("m", false)},
+			}})
+			return err
+		}, 2, 2, 0},
 		{"a rejected conditional write is billed one write unit", func() error {
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item("a", false), ConditionExpression: aws.String("attribute_not_exists(pk)")})
 			if err == nil {
@@ -87,7 +119,7 @@ func TestCapacityCountsBilledRequestUnits(t *testing.T) {
 
 // The caller's input is not changed: the counter asks a copy.
 func TestCapacityLeavesTheCallersInputAlone(t *testing.T) {
-	c := &dynamotest.Capacity{}
+	c := dynamotest.NewCapacity(dynamotest.Client(t))
 	db := dynamotest.Client(t, c.Option())
 	in := &dynamodb.GetItemInput{TableName: aws.String(dynamotest.Tables(t).Data), Key: map[string]types.AttributeValue{"pk": s("a"), "sk": s("x")}}
 	if _, err := db.GetItem(context.Background(), in); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	"github.com/google/uuid"
 
+	"github.com/botix/public-api/infra/run/ddblocal"
 	"github.com/botix/public-api/infra/run/local"
 	"github.com/botix/public-api/infra/run/template"
 	"github.com/botix/public-api/infra/testkit/dynamotest"
@@ -103,7 +104,7 @@ type metered struct {
 }
 
 func startMetered(ctx context.Context, endpoint string, tpl *template.Template, env map[string]string, pollers int) (*metered, error) {
-	m := &metered{meter: &local.Meter{}, dynamo: &dynamotest.Capacity{}, sqs: &requests{}, sched: &requests{}, fns: tpl.Functions()}
+	m := &metered{meter: &local.Meter{}, dynamo: dynamotest.NewCapacity(ddblocal.Client(endpoint)), sqs: &requests{}, sched: &requests{}, fns: tpl.Functions()}
 	env[app.EnvAllowLoopback] = "true"
 	rt, err := local.Start(ctx, local.Config{
 		Template: tpl, DynamoDBEndpoint: endpoint, TablePrefix: dynamotest.UniquePrefix(), Env: env, QueuePollers: pollers, Meter: m.meter,
@@ -186,7 +187,7 @@ func (m *metered) usage(ctx context.Context, name string, units int) scenario {
 		ops = append(ops, fmt.Sprintf("%s %.2f", op, v/float64(units)))
 	}
 	sort.Strings(ops)
-	detail := fmt.Sprintf("DynamoDB request units per unit (transactions' table units doubled): %s. Lambda invocations per unit: %s. SQS requests per unit: functions %s (%s), Lambda's pollers %s receives (%s of them empty) + %s DeleteMessageBatch, Scheduler targets %s. CreateSchedule calls per unit: %s (not billed). DynamoDB writes rejected by their condition: %d.",
+	detail := fmt.Sprintf("DynamoDB request units per unit (a transaction priced per item, as AWS bills it): %s. Lambda invocations per unit: %s. SQS requests per unit: functions %s (%s), Lambda's pollers %s receives (%s of them empty) + %s DeleteMessageBatch, Scheduler targets %s. CreateSchedule calls per unit: %s (not billed). DynamoDB writes rejected by their condition: %d.",
 		strings.Join(ops, ", "), strings.Join(fns, ", "), per(m.sqs.billedRequests()), m.sqs.summary(), per(r.Receives), per(r.EmptyReceives), per(r.DeleteBatches), per(u.SchedulerInvocations), per(created), m.dynamo.Rejected())
 	return scenario{name: name, usage: u, detail: detail + " " + m.places(units) + " " + m.sizes(ctx)}
 }
