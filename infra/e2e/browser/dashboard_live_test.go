@@ -222,6 +222,29 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		o.waitFor(`document.querySelectorAll('#deliveries tbody tr').length === 2 && window.__sameDocument === true`)
 	})
 
+	t.Run("a hidden tab does not refresh, and refreshes at once when shown again", func(t *testing.T) {
+		t.Parallel() // its own project and tab
+		o := sys.owner(t)
+		o.endpoint(apitest.NewReceiver(t, nil).URL, nil)
+		o.open("/")
+		o.waitFor(`document.querySelectorAll('#health tbody tr').length === 1 && document.querySelector('#live').textContent.startsWith('Updated')`)
+		// The browser tells a page it is hidden through document.hidden and
+		// a visibilitychange event; the test says the same.
+		o.eval(`window.__calls = 0;
+			const send = window.fetch;
+			window.fetch = (...a) => { window.__calls++; return send(...a); };
+			window.__hidden = true;
+			Object.defineProperty(document, 'hidden', { configurable: true, get: () => window.__hidden });
+			Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => window.__hidden ? 'hidden' : 'visible' });
+			document.dispatchEvent(new Event('visibilitychange')); true`)
+		time.Sleep(12 * time.Second) // two refresh periods and more
+		if calls := o.eval(`String(window.__calls)`); calls != "0" {
+			t.Fatalf("a hidden tab made %s API calls in 12 s; want none", calls)
+		}
+		o.eval(`window.__hidden = false; document.dispatchEvent(new Event('visibilitychange')); true`)
+		o.waitFor(`window.__calls > 0 && /^Updated [0-4] s ago/.test(document.querySelector('#live').textContent)`)
+	})
+
 	t.Run("small defects: a spaced URL refused at its field, delete asks with Cancel, no test event to a disabled endpoint, a clamped Recover said, the 409 in the page's words", func(t *testing.T) {
 		t.Parallel() // its own project and tab
 		o := sys.owner(t)

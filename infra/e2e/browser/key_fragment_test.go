@@ -116,6 +116,54 @@ func TestDashboardKeyFragment(t *testing.T) {
 		o.addressBarClean()
 	})
 
+	// Pasting a link into the address bar of a tab already on the
+	// dashboard's page changes only the fragment: no page load, a
+	// hashchange. The dashboard takes the key then as it does at load.
+	paste := func(o *owner, fragment string) {
+		o.t.Helper()
+		o.eval(`window.botixOldPage = true; location.hash = '` + fragment + `'; true`)
+	}
+	samePage := func(o *owner) {
+		o.t.Helper()
+		if o.eval(`window.botixOldPage === true`) != "true" {
+			o.t.Fatal("the page was loaded again: the test pasted no fragment-only link")
+		}
+	}
+	t.Run("a link pasted into a tab on the login form signs in without a reload", func(t *testing.T) {
+		o := sys.owner(t)
+		o.load("", "")
+		o.waitFor(`document.querySelector('#api-key') !== null`)
+		paste(o, "#key="+o.key)
+		o.waitFor(overview)
+		samePage(o)
+		o.addressBarClean()
+		if got := o.storedKey(); got != o.key {
+			t.Fatalf("sessionStorage holds %q", got)
+		}
+	})
+	t.Run("another key pasted into a signed-in tab: asked first", func(t *testing.T) {
+		o := sys.owner(t)
+		o.open("/")
+		paste(o, "#key="+other)
+		o.waitFor(question)
+		samePage(o)
+		o.addressBarClean()
+		if got := o.storedKey(); got != o.key {
+			t.Fatalf("while asking, sessionStorage holds %q", got)
+		}
+	})
+	t.Run("an in-page anchor is not a key: left alone", func(t *testing.T) {
+		o := sys.owner(t)
+		o.open("/")
+		paste(o, "#view")
+		if got := o.eval(`location.hash`); got != "#view" {
+			t.Fatalf("the anchor became %q", got)
+		}
+		if o.count("#key-switch") != 0 || o.storedKey() != o.key {
+			t.Fatal("an anchor changed the session")
+		}
+	})
+
 	malformed := []struct{ name, fragment string }{
 		{"a key cut short", "#key=" + other[:12]},
 		{"a key with a second parameter", "#key=" + other + "&utm=mail"},

@@ -12,7 +12,7 @@ import { deadLetter } from './dead-letter.js';
 import { deliveries } from './deliveries.js';
 import { detail } from './delivery.js';
 import { endpoints } from './endpoints.js';
-import { askKeySwitch, keyPending, logout, needsGrant, readGrant, renderLogin, showSignedIn } from './login.js';
+import { askKeySwitch, keyPending, logout, needsGrant, readGrant, renderLogin, showSignedIn, takeLinkedKey } from './login.js';
 import { overview } from './overview.js';
 import { BASE, clearFlash, go, link, onNavigate, render, view } from './page.js';
 import { wireSearch } from './search.js';
@@ -45,6 +45,7 @@ document.addEventListener('click', e => {
   go(a.getAttribute('href').slice(BASE.length) || '/');
 });
 window.addEventListener('popstate', route);
+window.addEventListener('hashchange', () => { if (takeLinkedKey()) route(); });
 document.getElementById('logout').addEventListener('click', () => logout(''));
 wireSearch();
 

@@ -3,6 +3,9 @@
 // to 5 s after a success; a line tells when the view was last updated and,
 // while the API cannot be reached, that it will try again. An outage ends
 // without a reload: the next refresh that succeeds paints the view again.
+// A hidden tab (another tab in front, a minimised window) does not
+// refresh: a refresh that falls due while the tab is hidden waits, and
+// runs as soon as the tab is shown again.
 import { el } from './dom.js';
 import { current } from './page.js';
 
@@ -29,8 +32,17 @@ export function live(token, refresh) {
     if (!current(token)) { clearInterval(ticker); return; }
     tell();
   }, 1000);
+  let paused = false;
+  const shown = () => {
+    if (!current(token)) { document.removeEventListener('visibilitychange', shown); return; }
+    if (document.hidden || !paused) return;
+    paused = false;
+    tick();
+  };
+  document.addEventListener('visibilitychange', shown);
   async function tick() {
     if (!current(token)) return;
+    if (document.hidden) { paused = true; return; }
     try {
       await refresh();
       updated = Date.now();

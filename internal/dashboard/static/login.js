@@ -10,6 +10,14 @@ import { currentGrant, isSessionToken, session, setGrant, takeKeyFromFragment } 
 // askKeySwitch.
 let pendingKey = takeKeyFromFragment();
 export function keyPending() { return pendingKey !== ''; }
+// takeLinkedKey takes a "#key=" link pasted into this tab after it loaded
+// (the address bar changes the fragment only: no reload), as at load;
+// other fragments (in-page anchors) are left alone.
+export function takeLinkedKey() {
+  if (!location.hash.startsWith('#key=')) return false;
+  pendingKey = takeKeyFromFragment() || pendingKey;
+  return true;
+}
 
 function showFrame(signedIn) {
   document.getElementById('nav').hidden = !signedIn;
