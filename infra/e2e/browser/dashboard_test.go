@@ -360,6 +360,44 @@ func TestDashboard(t *testing.T) {
 		o.waitFor(`location.search === '' && document.querySelectorAll('#deliveries tbody tr').length === 2`)
 	})
 
+	t.Run("time fields take ISO times whatever the browser's locale; a time that does not exist is refused at its field", func(t *testing.T) {
+		o := sys.owner(t)
+		o.open("/deliveries?since=2026-12-01T06:00:00Z")
+		o.waitFor(`document.querySelector('#since') !== null`)
+		if kind := o.eval(`document.querySelector('#since').type`); kind != "text" {
+			t.Fatalf("the since field is a %q field: its picker would speak the browser's locale", kind)
+		}
+		want := o.eval(`(() => { const d = new Date('2026-12-01T06:00:00Z'); const p = n => String(n).padStart(2, '0');
+			return d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + ' ' + p(d.getHours()) + ':' + p(d.getMinutes()) })()`)
+		if got := o.eval(`document.querySelector('#since').value`); got != want {
+			t.Fatalf("since=2026-12-01T06:00:00Z shows as %q; want %q", got, want)
+		}
+		typeIn := func(sel, text string) {
+			o.eval(fmt.Sprintf(`(() => { const f = document.querySelector(%s); f.value = %s; f.dispatchEvent(new Event('input')); return true })()`, js(sel), js(text)))
+		}
+		for _, bad := range []string{"2026-02-30 10:00", "12/01/2026, 09:00 AM", "2026-12-01 25:00"} {
+			typeIn("#since", bad)
+			o.click("#filters", "Apply")
+			if v := o.eval(`document.querySelector('#since').validity.valid`); v != "false" {
+				t.Fatalf("%q: the field is valid", bad)
+			}
+			if q := o.eval(`new URLSearchParams(location.search).get('since')`); q != "2026-12-01T06:00:00Z" {
+				t.Fatalf("%q: the filter was applied anyway (since=%s)", bad, q)
+			}
+		}
+		typeIn("#since", "2026-11-30 09:30")
+		o.click("#filters", "Apply")
+		o.waitFor(`new URLSearchParams(location.search).get('since') === new Date(2026, 10, 30, 9, 30).toISOString().replace('.000Z', 'Z')`)
+
+		o.open("/dead-letter")
+		o.waitFor(`document.querySelector('#dl-since') !== null`)
+		for _, sel := range []string{"#dl-since", "#dl-until"} {
+			if kind := o.eval(fmt.Sprintf(`document.querySelector(%s).type`, js(sel))); kind != "text" {
+				t.Fatalf("%s is a %q field", sel, kind)
+			}
+		}
+	})
+
 	t.Run("the event id filter finds one event's deliveries, lives in the page URL, refuses a malformed id", func(t *testing.T) {
 		o := sys.owner(t)
 		ep := o.endpoint(apitest.NewReceiver(t, nil).URL, nil)

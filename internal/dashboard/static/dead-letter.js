@@ -4,7 +4,7 @@
 // whose progress the view follows. The rows follow their deliveries as
 // they change (dead → queued → delivered or dead again): live.js.
 import { endpointsList, get, mutate } from './api.js';
-import { append, count, el, errorBox, fmtTime, fromLocalInput, noticeBox, select, toLocalInput, zone } from './dom.js';
+import { append, count, el, errorBox, fmtTime, noticeBox, select, timeInput, timeValue, zone } from './dom.js';
 import { DELIVERY_HEADERS, deliveryRow, labelCells } from './deliveries.js';
 import { byHealth, progressLine, recoverySettled } from './health.js';
 import { live } from './live.js';
@@ -128,8 +128,8 @@ export function deadLetter() {
 }
 
 function filterForm(params, eps) {
-  const since = el('input', { id: 'dl-since', name: 'since', type: 'datetime-local', value: toLocalInput(params.get('since')) });
-  const until = el('input', { id: 'dl-until', name: 'until', type: 'datetime-local', value: toLocalInput(params.get('until')) });
+  const since = timeInput('dl-since', 'since', params.get('since'));
+  const until = timeInput('dl-until', 'until', params.get('until'));
   const reason = el('input', { id: 'dl-reason', name: 'reason', type: 'search', value: params.get('reason') || '', placeholder: 'e.g. 403', autocomplete: 'off' });
   const z = zone(new Date());
   const form = el('form', { class: 'card inline', id: 'dead-filters', role: 'search', 'aria-label': 'Filter dead letters' },
@@ -144,7 +144,8 @@ function filterForm(params, eps) {
     e.preventDefault();
     const q = new URLSearchParams();
     const values = { endpoint_id: form.elements['dl-endpoint'].value, reason: reason.value.trim(), event_type: form.elements['dl-event-type'].value,
-      since: fromLocalInput(since.value), until: fromLocalInput(until.value) };
+      since: timeValue(since), until: timeValue(until) };
+    if (values.since === null || values.until === null) return;
     for (const f of FILTERS) if (values[f]) q.set(f, values[f]);
     go('/dead-letter' + (q.toString() ? '?' + q : ''));
   });
@@ -161,7 +162,7 @@ function defaultEndpoint(eps, params) {
 
 function recoverForm(eps, params, recovery) {
   if (eps.length === 0) return el('p', { class: 'muted' }, 'No endpoints, nothing to recover.');
-  const since = el('input', { id: 'recover-since', name: 'since', type: 'datetime-local', required: true, value: toLocalInput(new Date(Date.now() - 24 * 3600 * 1000).toISOString()) });
+  const since = timeInput('recover-since', 'since', new Date(Date.now() - 24 * 3600 * 1000).toISOString(), { required: true });
   const out = el('div', { id: 'recover-result' });
   const form = el('form', { class: 'card inline', id: 'recover' },
     select('recover-endpoint', 'Endpoint', byHealth(eps).map(e => [e.id, e.url + (e.health && e.health.state ? ' (' + e.health.state + ')' : '')]), defaultEndpoint(eps, params)),
@@ -178,7 +179,8 @@ function recoverForm(eps, params, recovery) {
   form.addEventListener('submit', e => {
     e.preventDefault();
     busy(form.querySelector('button[type=submit]'), async () => {
-      const sinceISO = fromLocalInput(since.value);
+      const sinceISO = timeValue(since);
+      if (sinceISO === null) throw new Error('that is not a time: type it as YYYY-MM-DD HH:MM');
       if (!sinceISO) throw new Error('choose a time to recover from');
       const epID = form.elements['recover-endpoint'].value;
       if (!epID) throw new Error('there is no endpoint to recover');

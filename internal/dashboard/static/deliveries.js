@@ -1,7 +1,7 @@
 // The deliveries list: filters kept in the page URL's query, a cursor
 // list with "Load more".
 import { endpointLabel, endpointsList, get } from './api.js';
-import { append, badge, el, fmtTime, fromLocalInput, select, toLocalInput, zone } from './dom.js';
+import { append, badge, el, fmtTime, select, timeInput, timeValue, zone } from './dom.js';
 import { live } from './live.js';
 import { button, current, go, link, load, render, view } from './page.js';
 import { DELIVERY_STATUSES, EVENT_TYPES } from './vocabulary.js';
@@ -31,8 +31,8 @@ export function deliveryQuery(params, cursor) {
 // The filter form writes its state into the page URL's query: a link or a
 // reload shows the same view.
 function filterForm(params, eps) {
-  const since = el('input', { id: 'since', name: 'since', type: 'datetime-local', value: toLocalInput(params.get('since')) });
-  const until = el('input', { id: 'until', name: 'until', type: 'datetime-local', value: toLocalInput(params.get('until')) });
+  const since = timeInput('since', 'since', params.get('since'));
+  const until = timeInput('until', 'until', params.get('until'));
   // A support ticket starts from the webhook-id a receiver logged: the
   // event id, which finds that event's deliveries to every endpoint.
   const eventID = el('input', { id: 'event_id', name: 'event_id', type: 'search', value: params.get('event_id') || '',
@@ -54,7 +54,8 @@ function filterForm(params, eps) {
       // A request id comes from the header's search box (search.js), not
       // a field here: kept while the other filters change.
       let v = form.elements[f] ? form.elements[f].value.trim() : params.get(f) || '';
-      if (f === 'since' || f === 'until') v = fromLocalInput(v);
+      if (f === 'since' || f === 'until') v = timeValue(form.elements[f]);
+      if (v === null) return;
       if (f === 'limit' && v === String(PAGE_SIZE)) v = '';
       if (v) q.set(f, v);
     }

@@ -80,18 +80,51 @@ export function clock(iso) {
   return el('time', { datetime: iso, title: iso }, `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())} ${zone(d)}`);
 }
 
-// toLocalInput and fromLocalInput convert between RFC 3339 (the API's and
-// the page URL's form) and a datetime-local field's value.
-export function toLocalInput(iso) {
+// Time fields take a time the way the page shows times, in the browser's
+// zone and whatever its locale: 2026-12-01 09:00 (a T for the space, the
+// minutes left out, are taken too). A browser's own date picker would
+// show the locale's form (12/01/2026, 09:00 AM) beside ISO times
+// everywhere else.
+const TIME_FIELD = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2}))?$/;
+const TIME_HINT = 'A time in your zone as YYYY-MM-DD HH:MM, e.g. 2026-12-01 09:00';
+
+// toLocalInput is a time field's text for an RFC 3339 time (the API's and
+// the page URL's form); fromLocalInput is the RFC 3339 time of a field's
+// text, '' when the text names no time that exists (2026-02-30).
+function toLocalInput(iso) {
   const d = new Date(iso);
   if (!iso || isNaN(d)) return '';
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-export function fromLocalInput(v) {
-  if (!v) return '';
-  const d = new Date(v);
-  return isNaN(d) ? '' : d.toISOString().replace('.000Z', 'Z');
+function fromLocalInput(v) {
+  const m = TIME_FIELD.exec((v || '').trim());
+  if (!m) return '';
+  const [y, mo, day, h, mi] = [m[1], m[2], m[3], m[4] || '0', m[5] || '0'].map(Number);
+  const d = new Date(y, mo - 1, day, h, mi);
+  if (d.getFullYear() !== y || d.getMonth() !== mo - 1 || d.getDate() !== day || d.getHours() !== h || d.getMinutes() !== mi) return '';
+  return d.toISOString().replace('.000Z', 'Z');
+}
+
+// timeInput is a time field holding iso (attrs add to or override its
+// attributes).
+export function timeInput(id, name, iso, attrs = {}) {
+  const input = el('input', { id, name, type: 'text', value: toLocalInput(iso), placeholder: 'YYYY-MM-DD HH:MM', title: TIME_HINT,
+    pattern: TIME_FIELD.source.slice(1, -1), autocomplete: 'off', spellcheck: 'false', ...attrs });
+  input.addEventListener('input', () => input.setCustomValidity(''));
+  return input;
+}
+
+// timeValue is a time field's RFC 3339 time: '' when it is empty; null,
+// with the field marked invalid and the browser saying why, when its text
+// names no time.
+export function timeValue(input) {
+  if (!input.value.trim()) return '';
+  const iso = fromLocalInput(input.value);
+  if (iso) return iso;
+  input.setCustomValidity(TIME_HINT + ' (that time does not exist).');
+  input.reportValidity();
+  return null;
 }
 
 // HINTS say what a dashboard user does about an API error whose message
