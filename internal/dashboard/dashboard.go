@@ -73,6 +73,9 @@ type Vocabulary struct {
 	// RetentionDays is how many days deliveries and their attempts are
 	// kept (what a search can still find).
 	RetentionDays string
+	// RecoveryStallSeconds is how long past its next step's time a running
+	// recovery counts as stalled, when a second Recover resumes it.
+	RecoveryStallSeconds string
 }
 
 // APIVocabulary is the API's vocabulary: the domain's event types and the
@@ -86,15 +89,16 @@ func APIVocabulary() Vocabulary {
 		return out
 	}
 	return Vocabulary{
-		EventTypes:       domain.EventTypes,
-		HealthEventTypes: domain.HealthEventTypes,
-		DeliveryStatuses: words(webhook.Statuses),
-		AttemptOutcomes:  words(webhook.Outcomes),
-		StatusDelivered:  string(webhook.StatusDelivered),
-		StatusDead:       string(webhook.StatusDead),
-		RecoveryRunning:  string(webhook.RecoveryRunning),
-		HealthStates:     webhook.HealthStates,
-		RetentionDays:    strconv.Itoa(int(webhook.DeliveryRetention / (24 * time.Hour))),
+		EventTypes:           domain.EventTypes,
+		HealthEventTypes:     domain.HealthEventTypes,
+		DeliveryStatuses:     words(webhook.Statuses),
+		AttemptOutcomes:      words(webhook.Outcomes),
+		StatusDelivered:      string(webhook.StatusDelivered),
+		StatusDead:           string(webhook.StatusDead),
+		RecoveryRunning:      string(webhook.RecoveryRunning),
+		HealthStates:         webhook.HealthStates,
+		RetentionDays:        strconv.Itoa(int(webhook.DeliveryRetention / (24 * time.Hour))),
+		RecoveryStallSeconds: strconv.Itoa(int(webhook.RecoveryStall / time.Second)),
 	}
 }
 
@@ -102,15 +106,16 @@ func APIVocabulary() Vocabulary {
 // words it stands for.
 func (v Vocabulary) placeholders() map[string][]string {
 	return map[string][]string{
-		"event_types":        v.EventTypes,
-		"health_event_types": v.HealthEventTypes,
-		"delivery_statuses":  v.DeliveryStatuses,
-		"attempt_outcomes":   v.AttemptOutcomes,
-		"status_delivered":   {v.StatusDelivered},
-		"status_dead":        {v.StatusDead},
-		"recovery_running":   {v.RecoveryRunning},
-		"health_states":      v.HealthStates,
-		"retention_days":     {v.RetentionDays},
+		"event_types":            v.EventTypes,
+		"health_event_types":     v.HealthEventTypes,
+		"delivery_statuses":      v.DeliveryStatuses,
+		"attempt_outcomes":       v.AttemptOutcomes,
+		"status_delivered":       {v.StatusDelivered},
+		"status_dead":            {v.StatusDead},
+		"recovery_running":       {v.RecoveryRunning},
+		"health_states":          v.HealthStates,
+		"retention_days":         {v.RetentionDays},
+		"recovery_stall_seconds": {v.RecoveryStallSeconds},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,15 +42,16 @@ func TestPageCarriesTheAPIsVocabulary(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"event-types":        domain.EventTypes,
-		"health-event-types": domain.HealthEventTypes,
-		"delivery-statuses":  statusWords(webhook.Statuses...),
-		"attempt-outcomes":   statusWords(webhook.Outcomes...),
-		"status-delivered":   statusWords(webhook.StatusDelivered),
-		"status-dead":        statusWords(webhook.StatusDead),
-		"recovery-running":   {string(webhook.RecoveryRunning)},
-		"health-states":      webhook.HealthStates,
-		"retention-days":     {"14"}, // webhook.DeliveryRetention, 14 days
+		"event-types":            domain.EventTypes,
+		"health-event-types":     domain.HealthEventTypes,
+		"delivery-statuses":      statusWords(webhook.Statuses...),
+		"attempt-outcomes":       statusWords(webhook.Outcomes...),
+		"status-delivered":       statusWords(webhook.StatusDelivered),
+		"status-dead":            statusWords(webhook.StatusDead),
+		"recovery-running":       {string(webhook.RecoveryRunning)},
+		"health-states":          webhook.HealthStates,
+		"retention-days":         {"14"}, // webhook.DeliveryRetention, 14 days
+		"recovery-stall-seconds": {strconv.Itoa(int(webhook.RecoveryStall / time.Second))},
 	}
 	if webhook.DeliveryRetention != 14*24*time.Hour {
 		t.Fatalf("DeliveryRetention is %s: update this test's words", webhook.DeliveryRetention)

@@ -10,7 +10,7 @@ import { byHealth, progressLine, recoverySettled } from './health.js';
 import { live } from './live.js';
 import { busy, button, current, go, link, load, render, view } from './page.js';
 import { may } from './session.js';
-import { EVENT_TYPES, RECOVERY_RUNNING, STATUS_DEAD, STATUS_DELIVERED } from './vocabulary.js';
+import { EVENT_TYPES, RECOVERY_RUNNING, RECOVERY_STALL_MS, STATUS_DEAD, STATUS_DELIVERED } from './vocabulary.js';
 
 // FILTERS are the view's filters: all but reason are the API's; reason
 // ("contains", case-insensitive) is applied by the page to what it read.
@@ -164,21 +164,45 @@ function recoverForm(eps, params, recovery) {
   if (eps.length === 0) return el('p', { class: 'muted' }, 'No endpoints, nothing to recover.');
   const since = timeInput('recover-since', 'since', new Date(Date.now() - 24 * 3600 * 1000).toISOString(), { required: true });
   const out = el('div', { id: 'recover-result' });
+  const submit = el('button', { type: 'submit', 'aria-describedby': 'recover-running' }, 'Recover since…');
+  const running = el('p', { class: 'muted', id: 'recover-running', hidden: true });
   const form = el('form', { class: 'card inline', id: 'recover' },
     select('recover-endpoint', 'Endpoint', byHealth(eps).map(e => [e.id, e.url + (e.health && e.health.state ? ' (' + e.health.state + ')' : '')]), defaultEndpoint(eps, params)),
     el('label', { for: 'recover-since' }, `Failed or dead since (${zone(new Date())})`, since),
-    el('button', { type: 'submit' }, 'Recover since…'),
-    out);
-  const follow = (epID, id) => async () => {
-    const ep = await get('/webhook-endpoints/' + epID);
-    const r = ep.recovery;
-    if (!r || r.id !== id) return;
+    submit, running, out);
+  // A recovery of the chosen endpoint that runs on its own holds Recover
+  // back (a click would only say so); one overdue by RECOVERY_STALL_MS has
+  // stalled, and Recover is what resumes it.
+  let holding = false;
+  const hold = r => {
+    holding = Boolean(r && r.status === RECOVERY_RUNNING && !(r.next_step_at && Date.now() - Date.parse(r.next_step_at) > RECOVERY_STALL_MS));
+    submit.disabled = holding;
+    running.hidden = !holding;
+    running.textContent = holding ? 'A recovery of this endpoint is running on its own (below): Recover since… is back when it completes.' : '';
+  };
+  // show paints the endpoint's latest recovery (a reload shows it again)
+  // and follows it while it has deliveries on their way.
+  const show = r => {
+    hold(r);
+    if (!r) { recovery.node.replaceChildren(); recovery.follow = null; return; }
     recovery.node.replaceChildren(el('div', { class: 'card recovery', 'data-id': r.id, 'data-status': r.status }, progressLine(r)));
     if (recoverySettled(r)) recovery.follow = null;
   };
+  const follow = (epID, id) => async () => {
+    const ep = await get('/webhook-endpoints/' + epID);
+    const r = ep.recovery;
+    if (form.elements['recover-endpoint'].value !== epID || (id && (!r || r.id !== id))) return;
+    show(r);
+  };
+  const latest = epID => {
+    recovery.follow = follow(epID, '');
+    recovery.follow().catch(err => out.replaceChildren(errorBox(err)));
+  };
+  form.elements['recover-endpoint'].addEventListener('change', () => { out.replaceChildren(); latest(form.elements['recover-endpoint'].value); });
+  latest(form.elements['recover-endpoint'].value);
   form.addEventListener('submit', e => {
     e.preventDefault();
-    busy(form.querySelector('button[type=submit]'), async () => {
+    busy(submit, async () => {
       const sinceISO = timeValue(since);
       if (sinceISO === null) throw new Error('that is not a time: type it as YYYY-MM-DD HH:MM');
       if (!sinceISO) throw new Error('choose a time to recover from');
@@ -212,7 +236,7 @@ function recoverForm(eps, params, recovery) {
       }
       recovery.follow = follow(epID, r.data.recovery_id);
       await recovery.follow();
-    }, err => out.replaceChildren(errorBox(err)));
+    }, err => out.replaceChildren(errorBox(err))).then(() => { submit.disabled = holding; });
   });
   return form;
 }

@@ -28,8 +28,11 @@ export const STATUS_DEAD = meta('status-dead');
 // charts stack them; each is also the stats' field of its count.
 export const ATTEMPT_OUTCOMES = words('attempt-outcomes');
 
-// RECOVERY_RUNNING is a recovery's status while it continues by itself.
+// RECOVERY_RUNNING is a recovery's status while it continues by itself;
+// RECOVERY_STALL_MS how long past its next step's time a running recovery
+// is stalled, when a second Recover resumes it.
 export const RECOVERY_RUNNING = meta('recovery-running');
+export const RECOVERY_STALL_MS = Number(meta('recovery-stall-seconds')) * 1000;
 
 // HEALTH_STATES are an endpoint's health states, worst first (disabled,
 // failing, paused, healthy): the order endpoints are listed in.
