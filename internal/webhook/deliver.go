@@ -127,7 +127,7 @@ func (d *Deliverer) Handle(ctx context.Context, msg Message) Disposition {
 func (d *Deliverer) scheduled(ctx context.Context, msg Message) Disposition {
 	now := d.now()
 	c := Claim{Project: msg.ProjectID, ID: msg.DeliveryID, Round: msg.Round, Attempt: msg.Attempt,
-		RedriveOfRound: msg.RedriveOfRound, Recovery: msg.RecoveryID, Token: rand.Text(), Until: now.Add(time.Minute), Now: now}
+		RedriveOfRound: msg.RedriveOfRound, Recovery: msg.RecoveryID, Token: rand.Text(), Until: now.Add(time.Minute), Now: now, Endpoint: msg.EndpointID}
 	if dl, ok := ctx.Deadline(); ok {
 		c.Until = dl
 	}

@@ -92,6 +92,10 @@ type Claim struct {
 	Token    string
 	// Until ends the claim (the worker's deadline); Now is when it is made.
 	Until, Now time.Time
+	// Endpoint is the delivery's endpoint, when the message names it: a
+	// claim gives a delivery stored claimed, whose worker crashed before
+	// recording its attempt, its place in the lists (see Deliveries.Create).
+	Endpoint string
 }
 
 // Allows reports whether d may be claimed: a redrive (from the dead-letter

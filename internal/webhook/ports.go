@@ -23,7 +23,11 @@ type Deliveries interface {
 	// it created it. An existing delivery is left exactly as it is. A d
 	// with a ClaimToken is stored claimed (until ClaimExpiresAt): the
 	// deliverer creates a bulk lane's delivery as it claims its first
-	// attempt, in one write (see Pending).
+	// attempt, in one write (see Pending). A delivery stored claimed may
+	// enter the status and endpoint lists only when its attempt is
+	// recorded (Finish, RecordExtra) or it is claimed again (a worker that
+	// crashed mid-attempt): until then it is found by id and in the
+	// unfiltered list.
 	Create(ctx context.Context, d Delivery) (bool, error)
 	// Get returns a delivery of project, or ErrDeliveryNotFound.
 	Get(ctx context.Context, project, id string) (Delivery, error)
