@@ -469,5 +469,24 @@ func TestDashboard(t *testing.T) {
 			}
 		}
 		o.screenshot("deliveries-phone")
+		// A card per row, each cell's name beside its value: 200 rows make
+		// a list a phone can scroll, and each card stays within a screen.
+		o.open("/deliveries?limit=200")
+		o.waitFor(`document.body.dataset.rows === '200'`)
+		perRow := o.eval(`Math.round(document.querySelector('#deliveries').getBoundingClientRect().height / 200)`)
+		t.Logf("the deliveries list on a phone: %s px per row", perRow)
+		o.screenshot("deliveries-phone-cards")
+		if n, _ := strconv.Atoi(perRow); n == 0 || n > 240 {
+			t.Fatalf("a delivery's card on a phone is %s px tall; want at most 240 (316 with each name above its value)", perRow)
+		}
+		// The overview leads with the endpoints' health: its first row is on
+		// the first screen, the charts below it.
+		o.open("/")
+		o.waitFor(`document.querySelector('#health tbody tr') !== null`)
+		top := o.eval(`Math.round(document.querySelector('#health tbody tr').getBoundingClientRect().top + window.scrollY)`)
+		t.Logf("the overview on a phone: the first endpoint row at %s px of 844", top)
+		if n, _ := strconv.Atoi(top); n == 0 || n > 600 {
+			t.Fatalf("on a phone the first endpoint row is at %s px; want it on the first screen, above 600 px", top)
+		}
 	})
 }

@@ -10,7 +10,7 @@ import { HEALTH_EVENT_TYPES, STATUS_DEAD, STATUS_DELIVERED } from './vocabulary.
 
 export function overview() {
   const token = render('Overview');
-  const body = el('div', {}, el('p', { class: 'muted loading' }, 'Loading…'));
+  const body = el('div', { class: 'overview' }, el('p', { class: 'muted loading' }, 'Loading…'));
   const updates = live(token, paint);
   view().append(updates.line, body);
   async function paint() {
@@ -22,7 +22,7 @@ export function overview() {
       Promise.all(shown.map(ep => deadCount(ep)))]);
     if (!current(token)) return;
     body.replaceChildren(
-      el('div', { class: 'grid' },
+      el('div', { class: 'grid charts' },
         el('div', { class: 'card' }, chart(`Attempts per hour (${zone(new Date())}), last 24 h`, hourly, 'hour')),
         el('div', { class: 'card' }, chart('Attempts per day (UTC), last 14 days', daily, 'day'))),
       el('h2', {}, 'Endpoints'),
