@@ -32,7 +32,7 @@ export function detail(id) {
       d.delivered_at ? fact('Delivered', fmtTime(d.delivered_at)) : null,
       d.next_attempt_at ? fact('Next attempt', fmtTime(d.next_attempt_at)) : null,
       d.dead_reason ? fact('Dead because', d.dead_reason) : null)));
-    attempts.replaceChildren(timeline(d.attempts || []));
+    attempts.replaceChildren(timeline(d.attempts || [], late(d, eps)));
     let pretty;
     try { pretty = JSON.stringify(d.payload, null, 2); } catch { pretty = String(d.payload); }
     payload.replaceChildren(scrollable('pre', { id: 'payload' }, 'Payload', pretty));
@@ -100,7 +100,51 @@ function fact(name, ...value) {
   return [el('dt', {}, name), el('dd', {}, ...value)];
 }
 
-function timeline(attempts) {
+// LATE_MS: a scheduled attempt that started this long after it was due
+// says what can hold an endpoint's deliveries back.
+const LATE_MS = 60000;
+
+// late returns, for a delivery's attempts, what to say of each one that
+// started LATE_MS or more after it was due (null for the others). The
+// first attempt of round 1 was due when the delivery was created; a later
+// scheduled attempt at the next_attempt_at its predecessor in the round
+// set. Manual and redirect attempts, and a redriven round's first, have
+// no due time. The log does not record why an attempt waited, so the page
+// names what holds this endpoint's deliveries back now (its limits, the
+// receiver's slow-down) or, with none, a backlog.
+export function late(d, eps) {
+  const ep = (eps || []).find(e => e.id === d.endpoint_id);
+  const causes = [];
+  if (ep && ep.throttle && ep.throttle.paused_until) causes.push(['the receiver paused it (', ep.throttle.throttled_by, ') until ', fmtTime(ep.throttle.paused_until)]);
+  if (ep && ep.throttle && ep.throttle.effective_rate) causes.push([`the receiver slowed it to ${Number(ep.throttle.effective_rate.toFixed(2))}/s`]);
+  if (ep && ep.rate_limit) causes.push([`its rate limit of ${ep.rate_limit}/s`]);
+  if (ep && ep.max_concurrency) causes.push([`its max of ${ep.max_concurrency} in flight`]);
+  const why = causes.length
+    ? ['What holds this endpoint\'s deliveries back now: ', ...causes.flatMap((c, i) => (i ? ['; ', ...c] : c)), '. A 429 or 503 with Retry-After pauses every delivery to it, and its limits queue them.']
+    : ['This endpoint has no limits and is not slowed down now: it waited behind other deliveries (a backlog), or behind a pause or slow-down that has ended (a 429 or 503 with Retry-After pauses every delivery to an endpoint).'];
+  const due = new Map();
+  let prev = null;
+  for (const a of d.attempts || []) {
+    if (a.kind !== 'scheduled' && a.kind !== 'redrive') continue;
+    if (a.kind === 'scheduled' && a.round === 1 && a.attempt === 1) due.set(a, d.created_at);
+    else if (a.kind === 'scheduled' && prev && prev.round === a.round && prev.next_attempt_at) due.set(a, prev.next_attempt_at);
+    prev = a;
+  }
+  return a => {
+    const at = due.get(a);
+    const wait = at ? Date.parse(a.started_at) - Date.parse(at) : 0;
+    if (!(wait >= LATE_MS)) return null;
+    return el('div', { class: 'late' }, `Started ${waited(wait)} after it was due (`, fmtTime(at), '). ', ...why);
+  };
+}
+
+// waited says a wait in the largest unit that fits it.
+function waited(ms) {
+  const s = Math.round(ms / 1000);
+  return s < 5400 ? `${Math.round(s / 60)} min` : s < 172800 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86400)} days`;
+}
+
+function timeline(attempts, lateness) {
   if (attempts.length === 0) return el('p', { class: 'muted' }, 'No attempt yet.');
   return el('ol', { class: 'timeline', id: 'attempts' }, attempts.map(a => {
     // A 429 is the receiver asking to slow down: the attempt is taken
@@ -117,6 +161,7 @@ function timeline(attempts) {
       el('div', { class: 'muted wrap' }, a.url),
       a.error ? el('div', {}, a.error) : null,
       a.next_attempt_at ? el('div', { class: 'muted' }, 'next attempt ', fmtTime(a.next_attempt_at)) : null,
+      lateness(a),
       a.response_body ? el('details', {}, el('summary', {}, 'Response body (first 4 KB)'), scrollable('pre', { class: 'response-body' }, 'Response body of attempt #' + a.attempt, a.response_body)) : null);
   }));
 }
