@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -220,6 +221,34 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		o.waitFor(`document.querySelector('#live')?.textContent.startsWith('Updated') && document.querySelector('#deliveries') !== null`)
 		o.contact("+79990002101", "Lev")
 		o.waitFor(`document.querySelectorAll('#deliveries tbody tr').length === 2 && window.__sameDocument === true`)
+	})
+
+	t.Run("the overview reads its slow parts every 30 s: a refresh costs 3 + n calls, and a new dead delivery still shows", func(t *testing.T) {
+		t.Parallel() // its own project and tab
+		o := sys.owner(t)
+		bad := apitest.NewReceiver(t, answer(http.StatusForbidden, "no"))
+		o.endpoint(apitest.NewReceiver(t, nil).URL, nil)
+		failing := o.endpoint(bad.URL, nil)
+		const n = 2 // endpoints shown
+		o.open("/")
+		o.waitFor(`document.querySelectorAll('#health tbody tr').length === 2 && document.querySelector('#live').textContent.startsWith('Updated')`)
+		o.eval(`window.__calls = [];
+			const send = window.fetch;
+			window.fetch = (...a) => { window.__calls.push(String(a[0])); return send(...a); }; true`)
+		time.Sleep(11 * time.Second) // two refreshes
+		refreshes, _ := strconv.Atoi(o.eval(`String(window.__calls.filter(u => u.includes('/webhook-endpoints')).length)`))
+		calls, _ := strconv.Atoi(o.eval(`String(window.__calls.length)`))
+		if refreshes == 0 {
+			t.Fatal("no refresh in 11 s")
+		}
+		t.Logf("%d calls in %d refreshes with %d endpoints: %.1f a refresh (7 + 2n = %d before)", calls, refreshes, n, float64(calls)/float64(refreshes), 7+2*n)
+		if calls > refreshes*(3+n) {
+			t.Fatalf("%d calls in %d refreshes; want at most %d a refresh", calls, refreshes, 3+n)
+		}
+		// A delivery that dies now is counted within the slow parts' period.
+		o.contact("+79990002201", "Ilya")
+		o.waitDelivery(failing.ID, func(d delivery) bool { return d.Status == "dead" })
+		o.waitWithin(time.Minute, fmt.Sprintf(`document.querySelector('#health tbody tr[data-id=%q] .dead-count')?.textContent === '1'`, failing.ID))
 	})
 
 	t.Run("a hidden tab does not refresh, and refreshes at once when shown again", func(t *testing.T) {
