@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -249,6 +250,37 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		o.contact("+79990002201", "Ilya")
 		o.waitDelivery(failing.ID, func(d delivery) bool { return d.Status == "dead" })
 		o.waitWithin(time.Minute, fmt.Sprintf(`document.querySelector('#health tbody tr[data-id=%q] .dead-count')?.textContent === '1'`, failing.ID))
+	})
+
+	t.Run("the overview shows each endpoint's backlog: how many wait, since when, and that they do not drain", func(t *testing.T) {
+		t.Parallel() // its own project and tab
+		o := sys.owner(t)
+		release := make(chan struct{})
+		var once sync.Once
+		free := func() { once.Do(func() { close(release) }) }
+		t.Cleanup(free)
+		// The receiver holds each request until the test lets it go, one at a
+		// time (max_concurrency 1): the endpoint's deliveries wait.
+		rc := apitest.NewReceiver(t, func(_ int, _ *http.Request, w http.ResponseWriter) {
+			select {
+			case <-release:
+			case <-time.After(20 * time.Second):
+			}
+			w.WriteHeader(http.StatusOK)
+		})
+		ep := o.endpoint(rc.URL, map[string]any{"max_concurrency": 1})
+		const n = 5
+		for i := range n {
+			o.contact(fmt.Sprintf("+799900023%02d", i), "Wait")
+		}
+		o.open("/")
+		cell := fmt.Sprintf(`document.querySelector('#health tbody tr[data-id=%q] td.backlog')`, ep.ID)
+		o.waitWithin(time.Minute, fmt.Sprintf(`%s?.textContent.startsWith('%d waiting')`, cell, n))
+		if text := o.eval(cell + `.textContent`); !strings.Contains(text, "oldest from") || !strings.Contains(text, "not draining") {
+			t.Fatalf("the backlog says %q: want since when, and that nothing drains it", text)
+		}
+		free()
+		o.waitWithin(90*time.Second, cell+`?.textContent === 'none'`)
 	})
 
 	t.Run("a hidden tab does not refresh, and refreshes at once when shown again", func(t *testing.T) {

@@ -6,10 +6,10 @@ import { chart, successRate } from './chart.js';
 import { healthBadge, healthCause, byHealth } from './health.js';
 import { live } from './live.js';
 import { current, link, load, render, view } from './page.js';
-import { HEALTH_EVENT_TYPES, STATUS_DEAD, STATUS_DELIVERED } from './vocabulary.js';
+import { DELIVERY_STATUSES, HEALTH_EVENT_TYPES, STATUS_DEAD, STATUS_DELIVERED } from './vocabulary.js';
 
 // SLOW_MS: the overview reads its slow-changing parts — each endpoint's
-// dead count (14 days) and the latest health events — at most this often,
+// dead count (14 days), the latest health events and the backlog — at most this often,
 // and every 5 s refresh reads only the endpoints and their stats: 3 + n
 // calls a refresh instead of 7 + 2n (n endpoints shown). An endpoint new
 // since the last read is read at once.
@@ -20,17 +20,17 @@ export function overview() {
   const body = el('div', { class: 'overview' }, el('p', { class: 'muted loading' }, 'Loading…'));
   const updates = live(token, paint);
   view().append(updates.line, body);
-  let slow = { at: 0, health: {}, dead: new Map() };
+  let slow = { at: 0, health: {}, dead: new Map(), backlog: { byEndpoint: new Map(), capped: false } };
   async function paint() {
     const [eps, hourly, daily] = await Promise.all([
       endpointsList(true), get('/webhook-deliveries/stats?granularity=hour'), get('/webhook-deliveries/stats?granularity=day')]);
     const shown = byHealth(eps).slice(0, 50);
     const stale = Date.now() - slow.at >= SLOW_MS || shown.some(ep => !slow.dead.has(ep.id));
     const [perEndpoint, fresh] = await Promise.all([
-      Promise.all(shown.map(ep => get('/webhook-deliveries/stats?granularity=hour&endpoint_id=' + ep.id).then(s => s.totals, () => null))),
-      stale ? Promise.all([latestHealth(), Promise.all(shown.map(ep => deadCount(ep)))]) : null]);
+      Promise.all(shown.map(ep => get('/webhook-deliveries/stats?granularity=hour&endpoint_id=' + ep.id).catch(() => null))),
+      stale ? Promise.all([latestHealth(), Promise.all(shown.map(ep => deadCount(ep))), backlog()]) : null]);
     if (!current(token)) return;
-    if (fresh) slow = { at: Date.now(), health: fresh[0], dead: new Map(shown.map((ep, i) => [ep.id, fresh[1][i]])) };
+    if (fresh) slow = { at: Date.now(), health: fresh[0], dead: new Map(shown.map((ep, i) => [ep.id, fresh[1][i]])), backlog: fresh[2] };
     const health = slow.health;
     const dead = shown.map(ep => slow.dead.get(ep.id));
     body.replaceChildren(
@@ -40,9 +40,65 @@ export function overview() {
       el('h2', {}, 'Endpoints'),
       eps.length === 0
         ? el('p', {}, 'No webhook endpoints yet. ', link('/endpoints', 'Add one'), '.')
-        : endpointHealth(shown, perEndpoint, dead, health));
+        : endpointHealth(shown, perEndpoint, dead, health, slow.backlog));
   }
   load(token, async () => { await paint(); updates.start(); });
+}
+
+// WAITING are the statuses of a delivery not done yet (every status but
+// delivered and dead); BACKLOG_PAGES how many pages of 200 of each the
+// overview reads to count each endpoint's backlog (beyond, it says "+").
+const WAITING = DELIVERY_STATUSES.filter(st => st !== STATUS_DELIVERED && st !== STATUS_DEAD);
+const BACKLOG_PAGES = 5;
+
+// backlog counts the project's waiting deliveries by endpoint, with the
+// oldest one's creation: { byEndpoint: Map(id -> { n, oldest }), capped }.
+// Unreadable, it counts nothing.
+async function backlog() {
+  const byEndpoint = new Map();
+  let capped = false;
+  try {
+    for (const status of WAITING) {
+      let cursor = '';
+      for (let i = 0; i < BACKLOG_PAGES; i++) {
+        const page = await get('/webhook-deliveries?cursor_limit=200&status=' + status + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''));
+        for (const d of page.data) {
+          const b = byEndpoint.get(d.endpoint_id) || { n: 0, oldest: d.created_at };
+          b.n++;
+          if (d.created_at < b.oldest) b.oldest = d.created_at;
+          byEndpoint.set(d.endpoint_id, b);
+        }
+        cursor = page.has_more ? page.next_cursor : '';
+        if (!cursor) break;
+      }
+      if (cursor) capped = true;
+    }
+  } catch {
+    return { byEndpoint: new Map(), capped: false };
+  }
+  return { byEndpoint, capped };
+}
+
+// waiting shows an endpoint's backlog: how many deliveries wait, since
+// when, and when they drain at the pace of the last hour or so (the
+// delivered attempts of the hour buckets that started within the last
+// two hours), or that none was delivered in that time.
+function waiting(b, capped, stats) {
+  if (!b) return el('span', { class: 'muted' }, 'none');
+  const recent = ((stats && stats.buckets) || []).filter(x => Date.now() - Date.parse(x.start) < 2 * 3600e3);
+  const from = recent.length ? Math.min(...recent.map(x => Date.parse(x.start))) : Date.now();
+  const delivered = recent.reduce((n, x) => n + x.delivered, 0);
+  const count = `${b.n}${capped ? '+' : ''} waiting`;
+  const pace = delivered > 0
+    ? `drains in about ${span(b.n / (delivered / Math.max(1, Date.now() - from)))} at the last hours' pace`
+    : 'not draining: none delivered in the last hours';
+  return [el('div', { class: 'backlog-count' }, count, ', oldest from ', ago(b.oldest)), el('div', { class: 'muted backlog-pace' }, pace)];
+}
+
+// span says a duration in the largest unit that fits it.
+function span(ms) {
+  const s = Math.round(ms / 1000);
+  return s < 90 ? `${Math.max(s, 1)} s` : s < 5400 ? `${Math.round(s / 60)} min` : s < 172800 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86400)} days`;
 }
 
 // deadCount is an endpoint's dead deliveries (14 days): the first page of
@@ -80,14 +136,16 @@ function healthEvent(ev) {
     cause ? el('div', { class: 'muted' }, cause) : null);
 }
 
-export const HEALTH_HEADERS = ['Endpoint', 'Health', 'Dead deliveries (14 d)', 'Last success', 'Deliveries (24 h)', 'Attempts delivered (24 h)', 'Latest health event', 'Links'];
+export const HEALTH_HEADERS = ['Endpoint', 'Health', 'Waiting', 'Dead deliveries (14 d)', 'Last success', 'Deliveries (24 h)', 'Attempts delivered (24 h)', 'Latest health event', 'Links'];
 
-function endpointHealth(eps, totals, dead, health) {
+function endpointHealth(eps, stats, dead, health, backlogs) {
+  const totals = stats.map(st => (st ? st.totals : null));
   const rows = eps.map((ep, i) => {
     const h = ep.health || {};
     const cells = [
       el('td', { class: 'wrap' }, ep.url, el('div', { class: 'muted mono' }, ep.id), ep.description ? el('div', { class: 'muted' }, ep.description) : null),
       el('td', { class: 'health' }, healthBadge(h), healthCause(h)),
+      el('td', { class: 'backlog' }, waiting(backlogs.byEndpoint.get(ep.id), backlogs.capped, stats[i])),
       el('td', { class: 'num dead-count' }, dead[i] === null ? '—' : String(dead[i])),
       el('td', {}, ago(ep.last_success_at)),
       el('td', { class: 'num' }, totals[i] ? String(totals[i].deliveries) : '—'),
