@@ -2,10 +2,12 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,14 +68,16 @@ func Price(ctx context.Context, endpoint string, cfg PriceConfig, out io.Writer)
 		return err
 	}
 	var done []scenario
-	runs := []func() (scenario, error){
-		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false, 1) },
-		func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, true, 1) },
-		func() (scenario, error) { return pricePosts(ctx, endpoint, tpl, cfg) },
+	one := func(s scenario, err error) ([]scenario, error) { return []scenario{s}, err }
+	runs := []func() ([]scenario, error){
+		// (a), and (e) the list pages of its deliveries.
+		func() ([]scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false, 1) },
+		func() ([]scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, true, 1) },
+		func() ([]scenario, error) { return one(pricePosts(ctx, endpoint, tpl, cfg)) },
 	}
 	for _, n := range cfg.FanOut {
 		if n > 1 {
-			runs = append(runs, func() (scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false, n) })
+			runs = append(runs, func() ([]scenario, error) { return priceWebhooks(ctx, endpoint, tpl, cfg, false, n) })
 		}
 	}
 	for _, run := range runs {
@@ -86,7 +90,7 @@ func Price(ctx context.Context, endpoint string, cfg PriceConfig, out io.Writer)
 			}
 			return err
 		}
-		done = append(done, s)
+		done = append(done, s...)
 	}
 	printPrices(out, prices, done)
 	return nil
@@ -250,8 +254,88 @@ func (m *metered) sizes(ctx context.Context) string {
 }
 
 // priceWebhooks prices cfg.Units events, each delivered to endpoints
-// endpoints, per event.
-func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template, cfg PriceConfig, failFirst bool, endpoints int) (scenario, error) {
+// endpoints, per event; scenario (a) (one endpoint, first try) is followed
+// by (e), the list pages of the deliveries it made (priceListPages).
+func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template, cfg PriceConfig, failFirst bool, endpoints int) ([]scenario, error) {
+	s, m, err := runWebhooks(ctx, endpoint, tpl, cfg, failFirst, endpoints)
+	if m != nil {
+		defer m.rt.Close()
+	}
+	if err != nil || failFirst || endpoints > 1 {
+		return []scenario{s}, err
+	}
+	pages, err := priceListPages(ctx, m)
+	return []scenario{s, pages}, err
+}
+
+// listPages are the delivery list's pages scenario (e) reads: each of the
+// list's ways to read, by its filter.
+var listPages = []string{"", "status=delivered", "endpoint_id="}
+
+// listPageSize is the page size of scenario (e), the API's largest.
+const listPageSize = 100
+
+// priceListPages prices a page of the delivery list, GET
+// /public/v1/webhook-deliveries with cursor_limit=100, over m's
+// deliveries: every page of the list unfiltered, by status and by
+// endpoint (base table, gsi1, gsi2), each page one unit.
+func priceListPages(ctx context.Context, m *metered) (scenario, error) {
+	eps, err := getJSON[struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}](m.rt.URL, m.seeded.APIKey, "/public/v1/webhook-endpoints")
+	if err != nil || len(eps.Data) == 0 {
+		return scenario{}, fmt.Errorf("price: the endpoint of the list pages: %v", err)
+	}
+	m.reset()
+	pages := 0
+	for _, filter := range listPages {
+		if filter == "endpoint_id=" {
+			filter += eps.Data[0].ID
+		}
+		cursor := ""
+		for {
+			path := fmt.Sprintf("/public/v1/webhook-deliveries?cursor_limit=%d&%s", listPageSize, filter)
+			if cursor != "" {
+				path += "&cursor=" + url.QueryEscape(cursor)
+			}
+			page, err := getJSON[struct {
+				HasMore    bool   `json:"has_more"`
+				NextCursor string `json:"next_cursor"`
+			}](m.rt.URL, m.seeded.APIKey, path)
+			if err != nil {
+				return scenario{}, err
+			}
+			pages++
+			if !page.HasMore {
+				break
+			}
+			cursor = page.NextCursor
+		}
+	}
+	return m.usage(ctx, fmt.Sprintf("(e) a page of %d deliveries, GET /public/v1/webhook-deliveries (unfiltered, by status, by endpoint)", listPageSize), pages), nil
+}
+
+// getJSON GETs path with the key and decodes the 200 answer.
+func getJSON[T any](base, key, path string) (T, error) {
+	var out T
+	req, _ := http.NewRequest(http.MethodGet, base+path, nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return out, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return out, fmt.Errorf("price: GET %s: %d", path, resp.StatusCode)
+	}
+	return out, json.NewDecoder(resp.Body).Decode(&out)
+}
+
+// runWebhooks runs a webhook scenario and returns it with its still
+// running metered runtime (the caller closes it).
+func runWebhooks(ctx context.Context, endpoint string, tpl *template.Template, cfg PriceConfig, failFirst bool, endpoints int) (scenario, *metered, error) {
 	delivered := &webhookIDs{}
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if failFirst && r.Header.Get(webhook.HeaderAttempt) == "1" {
@@ -265,29 +349,28 @@ func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template,
 	// A one-second retry schedule, so that the retry runs within the bench.
 	m, err := startMetered(ctx, endpoint, tpl, map[string]string{app.EnvRetrySchedule: "1s"}, cfg.Pollers)
 	if err != nil {
-		return scenario{}, err
+		return scenario{}, nil, err
 	}
-	defer m.rt.Close()
 	for i := range endpoints {
 		if err := createEndpoint(m.rt.URL, m.seeded.APIKey, fmt.Sprintf("%s/hooks/%d", receiver.URL, i)); err != nil {
-			return scenario{}, err
+			return scenario{}, m, err
 		}
 	}
 	if err := m.settle(ctx); err != nil {
-		return scenario{}, err
+		return scenario{}, m, err
 	}
 	m.reset()
 	s := store.New(m.rt.DynamoDB(), dynamotest.TablesOf(m.rt.Tables()))
 	if err := writeEvents(ctx, s, m.seeded.Project.ID, cfg.Units); err != nil {
-		return scenario{}, err
+		return scenario{}, m, err
 	}
 	for start := time.Now(); delivered.count() < int64(cfg.Units*endpoints); time.Sleep(20 * time.Millisecond) {
 		if time.Since(start) > 10*time.Minute {
-			return scenario{}, fmt.Errorf("price: only %d of %d webhooks delivered in 10 minutes", delivered.count(), cfg.Units*endpoints)
+			return scenario{}, m, fmt.Errorf("price: only %d of %d webhooks delivered in 10 minutes", delivered.count(), cfg.Units*endpoints)
 		}
 	}
 	if err := m.settle(ctx); err != nil {
-		return scenario{}, err
+		return scenario{}, m, err
 	}
 	name := "(a) webhook, delivered first try"
 	if failFirst {
@@ -296,7 +379,7 @@ func priceWebhooks(ctx context.Context, endpoint string, tpl *template.Template,
 	if endpoints > 1 {
 		name = fmt.Sprintf("(d) event to %d endpoints, each delivered first try, per event", endpoints)
 	}
-	return m.usage(ctx, name, cfg.Units), nil
+	return m.usage(ctx, name, cfg.Units), m, nil
 }
 
 func pricePosts(ctx context.Context, endpoint string, tpl *template.Template, cfg PriceConfig) (scenario, error) {
