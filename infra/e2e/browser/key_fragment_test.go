@@ -3,6 +3,7 @@ package browser_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -156,6 +157,7 @@ func TestDashboardKeyFragment(t *testing.T) {
 		o := sys.owner(t)
 		o.open("/")
 		paste(o, "#view")
+		time.Sleep(300 * time.Millisecond) // the hashchange event has run by now
 		if got := o.eval(`location.hash`); got != "#view" {
 			t.Fatalf("the anchor became %q", got)
 		}
