@@ -20,19 +20,19 @@ export function overview() {
   const body = el('div', { class: 'overview' }, el('p', { class: 'muted loading' }, 'Loading…'));
   const updates = live(token, paint);
   view().append(updates.line, body);
-  let slow = { at: 0, health: {}, dead: new Map(), backlog: { byEndpoint: new Map(), capped: false } };
+  let slow = { at: 0, health: {}, deadCounts: new Map(), backlog: { byEndpoint: new Map(), capped: false } };
   async function paint() {
     const [eps, hourly, daily] = await Promise.all([
       endpointsList(true), get('/webhook-deliveries/stats?granularity=hour'), get('/webhook-deliveries/stats?granularity=day')]);
     const shown = byHealth(eps).slice(0, 50);
-    const stale = Date.now() - slow.at >= SLOW_MS || shown.some(ep => !slow.dead.has(ep.id));
+    const stale = Date.now() - slow.at >= SLOW_MS || shown.some(ep => !slow.deadCounts.has(ep.id));
     const [perEndpoint, fresh] = await Promise.all([
       Promise.all(shown.map(ep => get('/webhook-deliveries/stats?granularity=hour&endpoint_id=' + ep.id).catch(() => null))),
       stale ? Promise.all([latestHealth(), Promise.all(shown.map(ep => deadCount(ep))), backlog()]) : null]);
     if (!current(token)) return;
-    if (fresh) slow = { at: Date.now(), health: fresh[0], dead: new Map(shown.map((ep, i) => [ep.id, fresh[1][i]])), backlog: fresh[2] };
+    if (fresh) slow = { at: Date.now(), health: fresh[0], deadCounts: new Map(shown.map((ep, i) => [ep.id, fresh[1][i]])), backlog: fresh[2] };
     const health = slow.health;
-    const dead = shown.map(ep => slow.dead.get(ep.id));
+    const dead = shown.map(ep => slow.deadCounts.get(ep.id));
     body.replaceChildren(
       el('div', { class: 'grid charts' },
         el('div', { class: 'card' }, chart(`Attempts per hour (${zone(new Date())}), last 24 h`, hourly, 'hour')),
@@ -87,7 +87,7 @@ function waiting(b, capped, stats) {
   if (!b) return el('span', { class: 'muted' }, 'none');
   const recent = ((stats && stats.buckets) || []).filter(x => Date.now() - Date.parse(x.start) < 2 * 3600e3);
   const from = recent.length ? Math.min(...recent.map(x => Date.parse(x.start))) : Date.now();
-  const delivered = recent.reduce((n, x) => n + x.delivered, 0);
+  const delivered = recent.reduce((n, x) => n + x[STATUS_DELIVERED], 0);
   const count = `${b.n}${capped ? '+' : ''} waiting`;
   const pace = delivered > 0
     ? `drains in about ${span(b.n / (delivered / Math.max(1, Date.now() - from)))} at the last hours' pace`
