@@ -71,29 +71,34 @@ func (c *Capacity) handle(ctx context.Context, in middleware.InitializeInput, ne
 	}
 	places := consumedPlaces(out.Result)
 	var conditional *types.ConditionalCheckFailedException
-	rejected := errors.As(err, &conditional)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if rejected {
+	if errors.As(err, &conditional) {
+		c.mu.Lock()
 		c.rejected++
+		c.mu.Unlock()
 		units = 1
 	}
-	if c.byOp == nil {
-		c.byOp = map[string]float64{}
-	}
-	c.byOp[op] += units
 	if writes[op] {
-		c.write += units
-		if c.byPlace == nil {
-			c.byPlace = map[string]float64{}
-		}
-		for place, u := range places {
-			c.byPlace[place] += u
-		}
+		c.add(op, 0, units, places)
 	} else {
-		c.read += units
+		c.add(op, units, 0, nil)
 	}
 	return out, md, err
+}
+
+// add counts an operation's read and write units, and its write units by
+// place.
+func (c *Capacity) add(op string, read, write float64, places map[string]float64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byOp == nil {
+		c.byOp, c.byPlace = map[string]float64{}, map[string]float64{}
+	}
+	c.read += read
+	c.write += write
+	c.byOp[op] += read + write
+	for place, u := range places {
+		c.byPlace[place] += u
+	}
 }
 
 // transaction runs a TransactWriteItems call and counts what AWS bills for
@@ -109,31 +114,16 @@ func (c *Capacity) transaction(ctx context.Context, tx *dynamodb.TransactWriteIt
 	out, md, err := next.HandleInitialize(ctx, in)
 	if err != nil {
 		units, _ := consumedUnits(out.Result)
-		c.mu.Lock()
-		c.write += units
-		c.mu.Unlock()
+		c.add("TransactWriteItems", 0, units, nil)
 		return out, md, err
 	}
 	bill, berr := c.tx.bill(ctx, targets)
 	if berr != nil {
 		return out, md, fmt.Errorf("dynamotest: pricing a transaction: %w", berr)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.byOp == nil {
-		c.byOp = map[string]float64{}
-	}
-	if c.byPlace == nil {
-		c.byPlace = map[string]float64{}
-	}
-	c.write += bill.write
-	c.read += bill.read
-	c.byOp["TransactWriteItems"] += bill.write
+	c.add("TransactWriteItems", 0, bill.write, bill.places)
 	if bill.read > 0 {
-		c.byOp["ConditionCheck"] += bill.read
-	}
-	for place, u := range bill.places {
-		c.byPlace[place] += u
+		c.add("ConditionCheck", bill.read, 0, nil)
 	}
 	return out, md, nil
 }
