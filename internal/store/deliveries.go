@@ -193,14 +193,13 @@ func (r Deliveries) Claim(ctx context.Context, c webhook.Claim) (*webhook.Delive
 		// A delivery stored claimed whose worker crashed takes its place
 		// in the lists now; one that has it keeps it (if_not_exists: no
 		// index write). gsi1's partition is its status's: a redrive sets
-		// it below, a scheduled claim keeps the status (pending or
-		// retrying, as Allows asks), so that status's partition is named.
-		lk := listKeys(webhook.Delivery{ProjectID: c.Project, EndpointID: c.Endpoint}, k[attrSK], "", values)
-		update += ", " + strings.Join(lk, ", ")
-		if c.RedriveOfRound == 0 {
-			update += ", gsi1pk = if_not_exists(gsi1pk, :lgsi1pk)"
-			values[":lgsi1pk"] = str(statusPK(c.Project, webhook.StatusPending))
+		// it below; a scheduled claim keeps the status, and a delivery
+		// without list keys is one stored claimed, still pending.
+		status := webhook.StatusPending
+		if c.RedriveOfRound > 0 {
+			status = ""
 		}
+		update += ", " + strings.Join(listKeys(webhook.Delivery{ProjectID: c.Project, EndpointID: c.Endpoint}, k[attrSK], status, values), ", ")
 	}
 	var cond string
 	if c.RedriveOfRound > 0 {
