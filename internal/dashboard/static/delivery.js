@@ -2,7 +2,8 @@
 // (retry now, redirect to an inspector).
 import { endpointLabel, endpointsList, get, mutate, sleep } from './api.js';
 import { confirmDialog } from './confirm.js';
-import { append, badge, el, errorBox, fmtTime, noticeBox } from './dom.js';
+import { append, badge, duration, el, errorBox, fmtTime, noticeBox } from './dom.js';
+import { limitsSet, slowedTo } from './endpoint-limits.js';
 import { button, current, link, load, render, view } from './page.js';
 import { may, session } from './session.js';
 import { STATUS_DELIVERED } from './vocabulary.js';
@@ -113,35 +114,31 @@ const LATE_MS = 60000;
 // names what holds this endpoint's deliveries back now (its limits, the
 // receiver's slow-down) or, with none, a backlog.
 export function late(d, eps) {
-  const ep = (eps || []).find(e => e.id === d.endpoint_id);
-  const causes = [];
-  if (ep && ep.throttle && ep.throttle.paused_until) causes.push(['the receiver paused it (', ep.throttle.throttled_by, ') until ', fmtTime(ep.throttle.paused_until)]);
-  if (ep && ep.throttle && ep.throttle.effective_rate) causes.push([`the receiver slowed it to ${Number(ep.throttle.effective_rate.toFixed(2))}/s`]);
-  if (ep && ep.rate_limit) causes.push([`its rate limit of ${ep.rate_limit}/s`]);
-  if (ep && ep.max_concurrency) causes.push([`its max of ${ep.max_concurrency} in flight`]);
+  const ep = (eps || []).find(e => e.id === d.endpoint_id) || {};
+  const t = ep.throttle || {};
+  const causes = [
+    ...(t.paused_until ? [['the receiver paused it (', t.throttled_by, ') until ', fmtTime(t.paused_until)]] : []),
+    ...(t.effective_rate ? [['the receiver slowed it to ' + slowedTo(t)]] : []),
+    ...limitsSet(ep).map(l => ['its ' + l]),
+  ];
   const why = causes.length
     ? ['What holds this endpoint\'s deliveries back now: ', ...causes.flatMap((c, i) => (i ? ['; ', ...c] : c)), '. A 429 or 503 with Retry-After pauses every delivery to it, and its limits queue them.']
     : ['This endpoint has no limits and is not slowed down now: it waited behind other deliveries (a backlog), or behind a pause or slow-down that has ended (a 429 or 503 with Retry-After pauses every delivery to an endpoint).'];
   const due = new Map();
-  let prev = null;
+  let prev = null; // the round's previous attempt
   for (const a of d.attempts || []) {
-    if (a.kind !== 'scheduled' && a.kind !== 'redrive') continue;
-    if (a.kind === 'scheduled' && a.round === 1 && a.attempt === 1) due.set(a, d.created_at);
-    else if (a.kind === 'scheduled' && prev && prev.round === a.round && prev.next_attempt_at) due.set(a, prev.next_attempt_at);
-    prev = a;
+    if (a.kind === 'scheduled') {
+      const at = a.round === 1 && a.attempt === 1 ? d.created_at : prev && prev.round === a.round && prev.next_attempt_at;
+      if (at) due.set(a, at);
+    }
+    if (a.kind === 'scheduled' || a.kind === 'redrive') prev = a;
   }
   return a => {
     const at = due.get(a);
     const wait = at ? Date.parse(a.started_at) - Date.parse(at) : 0;
     if (!(wait >= LATE_MS)) return null;
-    return el('div', { class: 'late' }, `Started ${waited(wait)} after it was due (`, fmtTime(at), '). ', ...why);
+    return el('div', { class: 'late' }, `Started ${duration(wait)} after it was due (`, fmtTime(at), '). ', ...why);
   };
-}
-
-// waited says a wait in the largest unit that fits it.
-function waited(ms) {
-  const s = Math.round(ms / 1000);
-  return s < 5400 ? `${Math.round(s / 60)} min` : s < 172800 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86400)} days`;
 }
 
 function timeline(attempts, lateness) {

@@ -72,6 +72,12 @@ export function ago(iso) {
   return el('time', { datetime: iso, title: iso }, text);
 }
 
+// duration says a span of time in the largest unit that fits it.
+export function duration(ms) {
+  const s = Math.round(ms / 1000);
+  return s < 90 ? `${Math.max(s, 1)} s` : s < 5400 ? `${Math.round(s / 60)} min` : s < 172800 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86400)} days`;
+}
+
 // clock shows a time of day in the browser's zone, with the zone (the
 // RFC 3339 value is the title).
 export function clock(iso) {

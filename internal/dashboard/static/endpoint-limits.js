@@ -10,15 +10,21 @@ const LIMITS = [
   { field: 'max_concurrency', label: 'Max in flight (requests at once, empty: none)', shown: n => `max ${n} in flight` },
 ];
 
+// limitsSet states the limits the owner set on ep ("rate limit 5/s",
+// "max 4 in flight"); slowedTo the rate a receiver's slow-down (throttle)
+// holds the endpoint to.
+export function limitsSet(ep) { return LIMITS.filter(l => ep[l.field]).map(l => l.shown(ep[l.field])); }
+export function slowedTo(t) { return `${Number(t.effective_rate.toFixed(2))}/s`; }
+
 // flowFacts is an endpoint card's flow control: the owner's limits, and
 // the slow-down the receiver asked for while it lasts.
 export function flowFacts(ep) {
-  const set = LIMITS.filter(l => ep[l.field]).map(l => l.shown(ep[l.field]));
+  const set = limitsSet(ep);
   const t = ep.throttle;
   return el('div', { class: 'flow' },
     el('div', { class: 'muted limits' }, 'Limits: ', set.length ? set.join(', ') : 'no limits'),
     t && t.paused_until ? el('div', { class: 'throttle' }, 'paused by the receiver until ', clock(t.paused_until), ` (${t.throttled_by})`) : null,
-    t && t.effective_rate ? el('div', { class: 'throttle' }, `slowed to ${Number(t.effective_rate.toFixed(2))}/s by the receiver`) : null);
+    t && t.effective_rate ? el('div', { class: 'throttle' }, `slowed to ${slowedTo(t)} by the receiver`) : null);
 }
 
 // limitFields are a form's inputs for both limits, each with the API's

@@ -1,7 +1,7 @@
 // The overview: delivery charts and each endpoint's health, worst first,
 // refreshed by itself (live.js).
 import { endpointsList, get } from './api.js';
-import { ago, el, fmtTime, zone } from './dom.js';
+import { ago, duration, el, fmtTime, zone } from './dom.js';
 import { chart, successRate } from './chart.js';
 import { healthBadge, healthCause, byHealth } from './health.js';
 import { live } from './live.js';
@@ -90,15 +90,9 @@ function waiting(b, capped, stats) {
   const delivered = recent.reduce((n, x) => n + x[STATUS_DELIVERED], 0);
   const count = `${b.n}${capped ? '+' : ''} waiting`;
   const pace = delivered > 0
-    ? `drains in about ${span(b.n / (delivered / Math.max(1, Date.now() - from)))} at the last hours' pace`
+    ? `drains in about ${duration(b.n / (delivered / Math.max(1, Date.now() - from)))} at the last hours' pace`
     : 'not draining: none delivered in the last hours';
   return [el('div', { class: 'backlog-count' }, count, ', oldest from ', ago(b.oldest)), el('div', { class: 'muted backlog-pace' }, pace)];
-}
-
-// span says a duration in the largest unit that fits it.
-function span(ms) {
-  const s = Math.round(ms / 1000);
-  return s < 90 ? `${Math.max(s, 1)} s` : s < 5400 ? `${Math.round(s / 60)} min` : s < 172800 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86400)} days`;
 }
 
 // deadCount is an endpoint's dead deliveries (14 days): the first page of
