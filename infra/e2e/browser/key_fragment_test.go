@@ -130,29 +130,35 @@ func TestDashboardKeyFragment(t *testing.T) {
 			o.t.Fatal("the page was loaded again: the test pasted no fragment-only link")
 		}
 	}
-	t.Run("a link pasted into a tab on the login form signs in without a reload", func(t *testing.T) {
-		o := sys.owner(t)
-		o.load("", "")
-		o.waitFor(`document.querySelector('#api-key') !== null`)
-		paste(o, "#key="+o.key)
-		o.waitFor(overview)
-		samePage(o)
-		o.addressBarClean()
-		if got := o.storedKey(); got != o.key {
-			t.Fatalf("sessionStorage holds %q", got)
-		}
-	})
-	t.Run("another key pasted into a signed-in tab: asked first", func(t *testing.T) {
-		o := sys.owner(t)
-		o.open("/")
-		paste(o, "#key="+other)
-		o.waitFor(question)
-		samePage(o)
-		o.addressBarClean()
-		if got := o.storedKey(); got != o.key {
-			t.Fatalf("while asking, sessionStorage holds %q", got)
-		}
-	})
+	for _, c := range []struct {
+		name   string
+		start  func(o *owner)
+		key    string
+		answer string // what the page shows once it took the key
+	}{
+		{"a link pasted into a tab on the login form signs in without a reload", func(o *owner) {
+			o.load("", "")
+			o.waitFor(`document.querySelector('#api-key') !== null`)
+		}, "", overview},
+		{"another key pasted into a signed-in tab: asked first", func(o *owner) { o.open("/") }, other, question},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := sys.owner(t)
+			c.start(o)
+			key := c.key
+			if key == "" {
+				key = o.key
+			}
+			paste(o, "#key="+key)
+			o.waitFor(c.answer)
+			samePage(o)
+			o.addressBarClean()
+			// Signed in with the tab's own key, or still with it while asking.
+			if got := o.storedKey(); got != o.key {
+				t.Fatalf("sessionStorage holds %q", got)
+			}
+		})
+	}
 	t.Run("an in-page anchor is not a key: left alone", func(t *testing.T) {
 		o := sys.owner(t)
 		o.open("/")

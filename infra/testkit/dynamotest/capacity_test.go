@@ -34,6 +34,14 @@ func TestCapacityCountsBilledRequestUnits(t *testing.T) {
 		return &types.Put{TableName: aws.String(table), Item: item(pk, indexed)}
 	}
 	key := map[string]types.AttributeValue{"pk": s("a"), "sk": s("x")}
+	transact := func(items ...types.TransactWriteItem) error {
+		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		return err
+	}
+	update := func(pk, expression, value string) *types.Update {
+		return &types.Update{TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s(pk), "sk": s("x")},
+			UpdateExpression: aws.String(expression), ExpressionAttributeValues: map[string]types.AttributeValue{":v": s(value)}}
+	}
 	cases := []struct {
 		name        string
 		call        func() error
@@ -57,43 +65,29 @@ func TestCapacityCountsBilledRequestUnits(t *testing.T) {
 			return err
 		}, 1, 0, 0},
 		{"a transaction bills two units per item written", func() error {
-			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("c", false)}, {Put: put("d", false)}}})
-			return err
+			return transact(types.TransactWriteItem{Put: put("c", false)}, types.TransactWriteItem{Put: put("d", false)})
 		}, 0, 4, 0},
 		{"a transaction doubles the table's units, not its index's", func() error {
-			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("e", true)}, {Put: put("f", true)}}})
-			return err
+			return transact(types.TransactWriteItem{Put: put("e", true)}, types.TransactWriteItem{Put: put("f", true)})
 		}, 0, 6, 0},
 		{"a transaction bills each item, not its largest twice (DynamoDB Local reports 2 for 4 items)", func() error {
-			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: put("g", false)}, {Put: put("h", false)}, {Put: put("i", false)}, {Put: put("j", false)}}})
-			return err
+			return transact(types.TransactWriteItem{Put: put("g", false)}, types.TransactWriteItem{Put: put("h", false)},
+				types.TransactWriteItem{Put: put("i", false)}, types.TransactWriteItem{Put: put("j", false)})
 		}, 0, 8, 0},
 		{"a transaction bills each started KB of an item twice", func() error {
 			big := item("k", false)
 			big["pad"] = s(strings.Repeat("x", 1500))
-			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: aws.String(table), Item: big}}, {Put: put("l", false)}}})
-			return err
+			return transact(types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: big}}, types.TransactWriteItem{Put: put("l", false)})
 		}, 0, 6, 0},
 		{"a transaction's update that moves the item to another index key deletes and puts the index entry", func() error {
-			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Update: &types.Update{
-				TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s("e"), "sk": s("x")},
-				UpdateExpression: aws.String("SET gsi1pk = :g"), ExpressionAttributeValues: map[string]types.AttributeValue{":g": s("moved")},
-			}}}})
-			return err
+			return transact(types.TransactWriteItem{Update: update("e", "SET gsi1pk = :v", "moved")})
 		}, 0, 4, 0},
 		{"a transaction's update of an item in no index writes the table alone", func() error {
-			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Update: &types.Update{
-				TableName: aws.String(table), Key: map[string]types.AttributeValue{"pk": s("c"), "sk": s("x")},
-				UpdateExpression: aws.String("SET n = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": s("1")},
-			}}}})
-			return err
+			return transact(types.TransactWriteItem{Update: update("c", "SET n = :v", "1")})
 		}, 0, 2, 0},
 		{"a transaction's condition check is two read units", func() error {
-			_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-				{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: key, ConditionExpression: aws.String("attribute_exists(pk)")}},
-				{Put: put("m", false)},
-			}})
-			return err
+			return transact(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: key, ConditionExpression: aws.String("attribute_exists(pk)")}},
+				types.TransactWriteItem{Put: put("m", false)})
 		}, 2, 2, 0},
 		{"a rejected conditional write is billed one write unit", func() error {
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item("a", false), ConditionExpression: aws.String("attribute_not_exists(pk)")})
