@@ -259,20 +259,25 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		var once sync.Once
 		free := func() { once.Do(func() { close(release) }) }
 		t.Cleanup(free)
-		// The receiver holds each request until the test lets it go, one at a
-		// time (max_concurrency 1): the endpoint's deliveries wait.
+		// Until the test lets it go, the receiver asks to slow down: a
+		// throttled attempt keeps its delivery waiting however long the
+		// machine takes (a held request would time out, and the delivery
+		// would use up its schedule and die, leaving the backlog early).
 		rc := apitest.NewReceiver(t, func(_ int, _ *http.Request, w http.ResponseWriter) {
 			select {
 			case <-release:
-			case <-time.After(20 * time.Second):
+				w.WriteHeader(http.StatusOK)
+			default:
+				w.Header().Set("Retry-After", "2")
+				w.WriteHeader(http.StatusTooManyRequests)
 			}
-			w.WriteHeader(http.StatusOK)
 		})
 		ep := o.endpoint(rc.URL, map[string]any{"max_concurrency": 1})
 		const n = 5
 		for i := range n {
 			o.contact(fmt.Sprintf("+799900023%02d", i), "Wait")
 		}
+		apitest.Eventually(t, time.Minute, "the deliveries", func() bool { return len(o.deliveries("endpoint_id="+ep.ID)) == n })
 		o.open("/")
 		cell := fmt.Sprintf(`document.querySelector('#health tbody tr[data-id=%q] td.backlog')`, ep.ID)
 		o.waitWithin(time.Minute, fmt.Sprintf(`%s?.textContent.startsWith('%d waiting')`, cell, n))
