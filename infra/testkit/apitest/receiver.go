@@ -95,15 +95,28 @@ func (rc *Receiver) SetRespond(f func(n int, r *http.Request, w http.ResponseWri
 	rc.mu.Unlock()
 }
 
-// Eventually polls cond until it holds or timeout passes.
+// Eventually polls cond until it holds or timeout passes, and asks once
+// more at the deadline. The polls start 50 ms apart and back off to a
+// thirtieth of the timeout (at most a second): many conditions read the
+// store, and a wait of minutes that read it 20 times a second took the
+// engine's time from the system it waited on (make test runs two packages
+// against one DynamoDB Local).
 func Eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	longest := min(time.Second, max(pollFirst, timeout/30))
+	for wait := pollFirst; ; wait = min(longest, wait*3/2) {
 		if cond() {
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		time.Sleep(min(wait, left))
 	}
 	t.Fatalf("%s: not within %s", what, timeout)
 }
+
+// pollFirst is Eventually's first interval.
+const pollFirst = 50 * time.Millisecond
