@@ -90,9 +90,19 @@ func asMap(v any) map[string]any {
 	return m
 }
 
-// streamPollInterval is how often an idle shard is polled (Lambda polls
-// DynamoDB streams about four times a second).
-const streamPollInterval = 100 * time.Millisecond
+// An idle shard is polled streamPollInterval after its last records,
+// then less often, down to streamIdlePoll (Lambda polls a DynamoDB
+// stream's shards about four times a second); the shards are listed
+// (DescribeStream) every streamDescribeEvery, at once when one closes, and
+// at every poll while none is open.
+// Every runtime of a test package polls the one DynamoDB Local make test
+// shares: two mappings listing and reading every 100 ms were 40 requests
+// a second per idle runtime, a large part of what the engine served.
+const (
+	streamPollInterval  = 100 * time.Millisecond
+	streamIdlePoll      = 250 * time.Millisecond
+	streamDescribeEvery = 2 * time.Second
+)
 
 // pollStream reads the table's stream like Lambda's event source mapping:
 // every shard from TRIM_HORIZON, filtered, in batches, retrying a batch
@@ -111,21 +121,26 @@ func (r *Runtime) pollStream(ctx context.Context, m *streamMapping) {
 	}
 	shards := map[string]*shardState{}
 	closed := map[string]bool{}
+	var described time.Time // when the shards were last listed; zero: list them
+	idle := streamPollInterval
 	for ctx.Err() == nil {
-		out, err := r.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(streamArn)})
-		if err != nil {
-			sleepCtx(ctx, streamPollInterval)
-			continue
-		}
-		for _, sh := range out.StreamDescription.Shards {
-			id := aws.ToString(sh.ShardId)
-			if shards[id] != nil || closed[id] {
+		if len(shards) == 0 || described.IsZero() || time.Since(described) >= streamDescribeEvery {
+			out, err := r.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(streamArn)})
+			if err != nil {
+				sleepCtx(ctx, streamPollInterval)
 				continue
 			}
-			if p := aws.ToString(sh.ParentShardId); p != "" && shards[p] != nil {
-				continue // read the parent to its end first, to keep order
+			described = time.Now()
+			for _, sh := range out.StreamDescription.Shards {
+				id := aws.ToString(sh.ShardId)
+				if shards[id] != nil || closed[id] {
+					continue
+				}
+				if p := aws.ToString(sh.ParentShardId); p != "" && shards[p] != nil {
+					continue // read the parent to its end first, to keep order
+				}
+				shards[id] = &shardState{}
 			}
-			shards[id] = &shardState{}
 		}
 		busy := false
 		for id, st := range shards {
@@ -153,13 +168,17 @@ func (r *Runtime) pollStream(ctx context.Context, m *streamMapping) {
 			if recs.NextShardIterator == nil {
 				closed[id] = true
 				delete(shards, id)
+				described = time.Time{} // its children are to be read now
 				continue
 			}
 			st.iterator = aws.ToString(recs.NextShardIterator)
 		}
-		if !busy {
-			sleepCtx(ctx, streamPollInterval)
+		if busy {
+			idle = streamPollInterval
+			continue
 		}
+		sleepCtx(ctx, idle)
+		idle = min(streamIdlePoll, idle*2)
 	}
 }
 
