@@ -83,7 +83,7 @@ async function backlog() {
 // when, and when they drain at the pace of the last hour or so (the
 // delivered attempts of the hour buckets that started within the last
 // two hours), or that none was delivered in that time.
-function waiting(b, capped, stats) {
+export function waiting(b, capped, stats) {
   if (!b) return el('span', { class: 'muted' }, 'none');
   const recent = ((stats && stats.buckets) || []).filter(x => Date.now() - Date.parse(x.start) < 2 * 3600e3);
   const from = recent.length ? Math.min(...recent.map(x => Date.parse(x.start))) : Date.now();

@@ -10,17 +10,79 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestDashboardSaysWhyAnAttemptWasLate: a delivery's page says of each
+// TestDashboardSaysWhyDeliveriesWait: a delivery's page says of each
 // scheduled attempt that started a minute or more after it was due how
 // late it was and what holds the endpoint's deliveries back (its limits,
-// the receiver's slow-down), or, with none, a backlog or an ended pause.
-// The page's own function is run in the page on deliveries made up to the
-// minute: a real one twenty minutes late would take twenty minutes.
-func TestDashboardSaysWhyAnAttemptWasLate(t *testing.T) {
+// the receiver's slow-down), or, with none, a backlog or an ended pause;
+// the overview says of an endpoint's backlog when it drains at the pace of
+// the last hours. The pages' own functions are run in the page on data
+// made up to the minute: a real attempt twenty minutes late would take
+// twenty minutes, a real pace hours.
+func TestDashboardSaysWhyDeliveriesWait(t *testing.T) {
 	t.Parallel() // its own runtime and browser: nothing shared with the other tests
 	sys := start(t)
 	o := sys.owner(t)
 	o.open("/")
+	t.Run("the late attempt", func(t *testing.T) { lateAttempts(t, o) })
+	t.Run("the backlog's pace", func(t *testing.T) { backlogPace(t, o) })
+}
+
+// pageFunction runs the page module's exported function on arguments (as
+// JavaScript) and returns the text of what it shows.
+func pageFunction(t *testing.T, o *owner, module, function, args string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(o.tab, 10*time.Second)
+	defer cancel()
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(async () => {
+		const href = document.querySelector('link[rel=modulepreload][href*="/%s"]').getAttribute('href');
+		const { %s: f } = await import(href);
+		const shown = [f(%s)].flat();
+		return shown.map(n => n.textContent).join('');
+	})()`, module, function, args), chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// backlogPace: the overview's Waiting cell for backlogs and hour buckets
+// made up relative to now.
+func backlogPace(t *testing.T, o *owner) {
+	// bucket is an hour bucket that started h hours ago with n delivered.
+	bucket := func(h float64, n int) string {
+		return fmt.Sprintf(`{ start: new Date(Date.now() - %g * 3600e3).toISOString(), delivered: %d }`, h, n)
+	}
+	stats := func(buckets ...string) string { return `{ buckets: [` + strings.Join(buckets, ",") + `] }` }
+	backlog := func(n int) string {
+		return fmt.Sprintf(`{ n: %d, oldest: new Date(Date.now() - 600e3).toISOString() }`, n)
+	}
+	cases := []struct {
+		name, b, capped, stats string
+		want                   string
+	}{
+		{"no backlog", "undefined", "false", stats(), "none"},
+		{"60 delivered in the last hour, 30 waiting: about half an hour",
+			backlog(30), "false", stats(bucket(1, 60)), "30 waiting, oldest from 10 min agodrains in about 30 min at the last hours' pace"},
+		{"60 delivered in the buckets of the last 90 minutes, 120 waiting: about 3 h",
+			backlog(120), "false", stats(bucket(1.5, 30), bucket(0.5, 30)), "drains in about 3 h"},
+		{"none delivered in the last hours: not draining",
+			backlog(5), "false", stats(bucket(1, 0)), "5 waiting, oldest from 10 min agonot draining: none delivered in the last hours"},
+		{"what was delivered more than two hours ago is no pace",
+			backlog(5), "false", stats(bucket(3, 500)), "not draining"},
+		{"beyond the pages read, the count says so", backlog(1000), "true", stats(bucket(1, 10)), "1000+ waiting"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := pageFunction(t, o, "overview.js", "waiting", c.b+", "+c.capped+", "+c.stats)
+			if !strings.Contains(got, c.want) {
+				t.Fatalf("the cell says %q; want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// lateAttempts: the delivery page's note on late attempts.
+func lateAttempts(t *testing.T, o *owner) {
 	// late(d, eps)(attempt) for attempt i of d, as the page's text ("" for none).
 	notes := func(d, eps string) []string {
 		t.Helper()
