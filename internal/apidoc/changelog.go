@@ -82,6 +82,10 @@ var history = []Entry{
 		Title: "Health events: an endpoint is failing, will be disabled, was disabled, recovered",
 		Text:  "The event types webhook_endpoint.failing, webhook_endpoint.disabling_soon, webhook_endpoint.disabled (with its cause) and webhook_endpoint.recovered tell a project's owner about an endpoint's trouble. Each is sent once per streak of failures to the project's other endpoints that subscribe to it or to *, never to the endpoint it is about, and GET /public/v1/events lists them.",
 		Link:  OpenAPIPath},
+	{Slug: "delivery-stats-latency", Version: "API 1.1.0", Kind: "added", Date: date("2026-12-08T01:00:00Z"),
+		Title: "Delivery stats say how fast a receiver answers",
+		Text:  "Each bucket and the totals of GET /public/v1/webhook-deliveries/stats carry latency: the attempts the receiver answered, and the bounds half and 95 % of them came in under (p50_ms, p95_ms), so a receiver that answers in 4 s no longer looks like one that answers in 40 ms.",
+		Link:  OpenAPIPath},
 }
 
 func date(s string) time.Time {

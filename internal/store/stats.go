@@ -28,8 +28,14 @@ func statsPK(project string) string { return scoped(project, "DLV#STATS") }
 // A counter shard holds the project's counts as attributes named after
 // each outcome (webhook.Outcome), and each endpoint's as
 // "<we id>#<outcome>"; deliveriesCounter (and "<we id>#deliveries")
-// counts first attempts, in the same ADD: no write of its own.
+// counts first attempts, and latencyCounter's names ("lat250", ...) the
+// answers of each response time bucket, in the same ADD: no write of
+// their own.
 const deliveriesCounter = "deliveries"
+
+// latencyCounter names the counter of response time bucket i: "lat" and
+// its bound in milliseconds.
+func latencyCounter(i int) string { return "lat" + strconv.FormatInt(webhook.LatencyBoundsMs[i], 10) }
 
 // countAttempt is the write that counts attempt a of delivery d, which
 // left d in status left: an atomic ADD to a shard of the attempt's hour,
@@ -44,6 +50,11 @@ func (r Deliveries) countAttempt(d webhook.Delivery, a webhook.Attempt, left web
 	if webhook.FirstAttempt(a) {
 		add += ", #dtotal :one, #dendpoint :one"
 		names["#dtotal"], names["#dendpoint"] = deliveriesCounter, d.EndpointID+"#"+deliveriesCounter
+	}
+	if webhook.Answered(a) {
+		bucket := latencyCounter(webhook.LatencyBucket(a.DurationMs))
+		add += ", #ltotal :one, #lendpoint :one"
+		names["#ltotal"], names["#lendpoint"] = bucket, d.EndpointID+"#"+bucket
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                aws.String(r.s.Tables.Deliveries),
@@ -107,6 +118,9 @@ func countsOf(item map[string]types.AttributeValue, prefix string) (webhook.Coun
 	counters := map[string]*int64{deliveriesCounter: &c.Deliveries}
 	for _, outcome := range webhook.Outcomes {
 		counters[string(outcome)] = c.Of(outcome)
+	}
+	for i := range c.Latency {
+		counters[latencyCounter(i)] = &c.Latency[i]
 	}
 	for name, to := range counters {
 		n, ok := item[prefix+name].(*types.AttributeValueMemberN)

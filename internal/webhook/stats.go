@@ -10,16 +10,19 @@ import (
 // Deliveries counts deliveries, not attempts: those whose first attempt
 // started in the hour (a delivery tried five times is five attempts and
 // one delivery).
+// Latency is the response times of the attempts the receiver answered.
 type Counts struct {
-	Delivered  int64 `json:"delivered"`
-	Retrying   int64 `json:"retrying"`
-	Dead       int64 `json:"dead"`
-	Deliveries int64 `json:"deliveries"`
+	Delivered  int64   `json:"delivered"`
+	Retrying   int64   `json:"retrying"`
+	Dead       int64   `json:"dead"`
+	Deliveries int64   `json:"deliveries"`
+	Latency    Latency `json:"latency"`
 }
 
 // Add returns c + o.
 func (c Counts) Add(o Counts) Counts {
-	return Counts{Delivered: c.Delivered + o.Delivered, Retrying: c.Retrying + o.Retrying, Dead: c.Dead + o.Dead, Deliveries: c.Deliveries + o.Deliveries}
+	return Counts{Delivered: c.Delivered + o.Delivered, Retrying: c.Retrying + o.Retrying, Dead: c.Dead + o.Dead, Deliveries: c.Deliveries + o.Deliveries,
+		Latency: c.Latency.Add(o.Latency)}
 }
 
 // Total is every attempt counted (Deliveries is not an attempt count).
@@ -56,15 +59,22 @@ func CountOf(status Status) Counts {
 }
 
 // CountAttempt is how attempt a, which left its delivery in status,
-// counts: its outcome, and the delivery itself when a is its first
-// scheduled attempt.
+// counts: its outcome, the delivery itself when a is its first scheduled
+// attempt, and its response time when the receiver answered.
 func CountAttempt(a Attempt, status Status) Counts {
 	c := CountOf(status)
 	if FirstAttempt(a) {
 		c.Deliveries = 1
 	}
+	if Answered(a) {
+		c.Latency[LatencyBucket(a.DurationMs)] = 1
+	}
 	return c
 }
+
+// Answered reports whether the receiver answered attempt a (an HTTP
+// status): only those have a response time.
+func Answered(a Attempt) bool { return a.StatusCode > 0 }
 
 // FirstAttempt reports whether a is its delivery's first attempt (of its
 // first round, on schedule): the attempt a delivery is counted with.

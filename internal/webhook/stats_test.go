@@ -1,7 +1,9 @@
 package webhook_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -103,4 +105,50 @@ func TestCountAttempt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLatency: answers count in the bucket of their response time; the
+// percentiles are the bounds they fall under; nothing answered has none.
+func TestLatency(t *testing.T) {
+	of := func(ms ...int64) webhook.Latency {
+		var l webhook.Latency
+		for _, m := range ms {
+			l[webhook.LatencyBucket(m)]++
+		}
+		return l
+	}
+	many := func(n int, ms int64) []int64 { return slices.Repeat([]int64{ms}, n) }
+	for _, c := range []struct {
+		name string
+		l    webhook.Latency
+		want string
+	}{
+		{"nothing answered", of(), `{"answered":0,"p50_ms":null,"p95_ms":null}`},
+		{"one fast answer", of(40), `{"answered":1,"p50_ms":50,"p95_ms":50}`},
+		{"a bound counts in its own bucket", of(50, 100, 250), `{"answered":3,"p50_ms":100,"p95_ms":250}`},
+		{"95 fast answers and 5 slow: p95 is still fast", of(append(many(95, 40), many(5, 4000)...)...), `{"answered":100,"p50_ms":50,"p95_ms":50}`},
+		{"94 fast answers and 6 slow: p95 is slow", of(append(many(94, 40), many(6, 4000)...)...), `{"answered":100,"p50_ms":50,"p95_ms":5000}`},
+		{"a 4 s receiver and a 40 ms one differ", of(many(10, 4000)...), `{"answered":10,"p50_ms":5000,"p95_ms":5000}`},
+		{"beyond the last bound: the last bucket", of(90000), `{"answered":1,"p50_ms":60000,"p95_ms":60000}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := json.Marshal(c.l)
+			if err != nil || string(got) != c.want {
+				t.Fatalf("%s (%v), want %s", got, err, c.want)
+			}
+		})
+	}
+	t.Run("an answered attempt counts its time; a timeout does not", func(t *testing.T) {
+		answered := webhook.CountAttempt(webhook.Attempt{Attempt: 1, StatusCode: 200, DurationMs: 300}, webhook.StatusDelivered)
+		if answered.Latency != of(300) {
+			t.Fatalf("%v", answered.Latency)
+		}
+		timeout := webhook.CountAttempt(webhook.Attempt{Attempt: 1, DurationMs: 30000, ErrorClass: webhook.ClassReadTimeout}, webhook.StatusRetrying)
+		if timeout.Latency.Answered() != 0 {
+			t.Fatalf("a timeout counted: %v", timeout.Latency)
+		}
+		if sum := answered.Add(answered); sum.Latency.Answered() != 2 {
+			t.Fatalf("Add: %v", sum.Latency)
+		}
+	})
 }

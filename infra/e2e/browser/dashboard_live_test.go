@@ -288,6 +288,25 @@ func TestDashboardHealthAndLive(t *testing.T) {
 		o.waitWithin(90*time.Second, cell+`?.textContent === 'none'`)
 	})
 
+	t.Run("the overview says how fast each receiver answers: one that takes 600 ms is not shown as fast", func(t *testing.T) {
+		t.Parallel() // its own project and tab
+		o := sys.owner(t)
+		fast := o.endpoint(apitest.NewReceiver(t, nil).URL, nil)
+		slow := o.endpoint(apitest.NewReceiver(t, func(_ int, _ *http.Request, w http.ResponseWriter) {
+			time.Sleep(600 * time.Millisecond)
+			w.WriteHeader(http.StatusOK)
+		}).URL, nil)
+		o.contact("+79990002401", "Vera")
+		o.open("/")
+		cell := func(ep endpoint) string {
+			return fmt.Sprintf(`document.querySelector('#health tbody tr[data-id=%q] td.latency')?.textContent`, ep.ID)
+		}
+		// The counters keep a histogram: 600 ms counts under the 1 s bound,
+		// or a later one on a loaded machine, never under one in ms.
+		o.waitWithin(time.Minute, fmt.Sprintf(`/^p50 ≤ [0-9.]+ sp95 ≤ [0-9.]+ s1 answer$/.test(%s)`, cell(slow)))
+		o.waitWithin(time.Minute, fmt.Sprintf(`/^p50 ≤ .*1 answer$/.test(%s)`, cell(fast)))
+	})
+
 	t.Run("a hidden tab does not refresh, and refreshes at once when shown again", func(t *testing.T) {
 		t.Parallel() // its own project and tab
 		o := sys.owner(t)

@@ -15,7 +15,7 @@ import (
 // late it was and what holds the endpoint's deliveries back (its limits,
 // the receiver's slow-down), or, with none, a backlog or an ended pause;
 // the overview says of an endpoint's backlog when it drains at the pace of
-// the last hours. The pages' own functions are run in the page on data
+// the last hours, and how fast its receiver answers. The pages' own functions are run in the page on data
 // made up to the minute: a real attempt twenty minutes late would take
 // twenty minutes, a real pace hours.
 func TestDashboardSaysWhyDeliveriesWait(t *testing.T) {
@@ -25,6 +25,20 @@ func TestDashboardSaysWhyDeliveriesWait(t *testing.T) {
 	o.open("/")
 	t.Run("the late attempt", func(t *testing.T) { lateAttempts(t, o) })
 	t.Run("the backlog's pace", func(t *testing.T) { backlogPace(t, o) })
+	t.Run("the response time", func(t *testing.T) {
+		for _, c := range []struct{ name, totals, want string }{
+			{"stats that could not be read", "null", "—"},
+			{"nothing answered", "{ latency: { answered: 0, p50_ms: null, p95_ms: null } }", "no answers"},
+			{"milliseconds and seconds", "{ latency: { answered: 12, p50_ms: 100, p95_ms: 2500 } }", "p50 ≤ 100 msp95 ≤ 2.5 s12 answers"},
+			{"one answer", "{ latency: { answered: 1, p50_ms: 50, p95_ms: 50 } }", "p50 ≤ 50 msp95 ≤ 50 ms1 answer"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				if got := pageFunction(t, o, "overview.js", "responseTime", c.totals); got != c.want {
+					t.Fatalf("the cell says %q; want %q", got, c.want)
+				}
+			})
+		}
+	})
 }
 
 // pageFunction runs the page module's exported function on arguments (as
@@ -37,7 +51,7 @@ func pageFunction(t *testing.T, o *owner, module, function, args string) string 
 		const href = document.querySelector('link[rel=modulepreload][href*="/%s"]').getAttribute('href');
 		const { %s: f } = await import(href);
 		const shown = [f(%s)].flat();
-		return shown.map(n => n.textContent).join('');
+		return shown.map(n => (typeof n === 'string' ? n : n.textContent)).join('');
 	})()`, module, function, args), chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)

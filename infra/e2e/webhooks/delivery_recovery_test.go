@@ -20,9 +20,28 @@ type statsReply struct {
 	Until       string  `json:"until"`
 	Buckets     []struct {
 		Start string `json:"start"`
-		webhook.Counts
+		replyCounts
 	} `json:"buckets"`
-	Totals webhook.Counts `json:"totals"`
+	Totals replyCounts `json:"totals"`
+}
+
+// replyCounts is a bucket's counts as the API writes them: the outcomes,
+// and the response times as their count and percentiles.
+type replyCounts struct {
+	Delivered  int64 `json:"delivered"`
+	Retrying   int64 `json:"retrying"`
+	Dead       int64 `json:"dead"`
+	Deliveries int64 `json:"deliveries"`
+	Latency    struct {
+		Answered int64  `json:"answered"`
+		P50      *int64 `json:"p50_ms"`
+		P95      *int64 `json:"p95_ms"`
+	} `json:"latency"`
+}
+
+// outcomes are c's counts without the response times.
+func (c replyCounts) outcomes() webhook.Counts {
+	return webhook.Counts{Delivered: c.Delivered, Retrying: c.Retrying, Dead: c.Dead, Deliveries: c.Deliveries}
 }
 
 func stats(c localtest.Client, query string) statsReply {
@@ -51,7 +70,7 @@ func TestStatsAndRecovery(t *testing.T) {
 	t.Run("stats count each attempt by the status it left", func(t *testing.T) {
 		for _, q := range []string{"", "granularity=day", "endpoint_id=" + ep.ID} {
 			st := stats(c, q)
-			if st.Totals != (webhook.Counts{Dead: 2, Deliveries: 2}) {
+			if st.Totals.outcomes() != (webhook.Counts{Dead: 2, Deliveries: 2}) || st.Totals.Latency.Answered != 2 || st.Totals.Latency.P95 == nil {
 				t.Fatalf("%q: totals %+v", q, st.Totals)
 			}
 			want := 25
@@ -129,7 +148,7 @@ func TestStatsAndRecovery(t *testing.T) {
 		if n := len(rc.Requests()); n != 4 {
 			t.Fatalf("the receiver got %d requests; a delivered delivery must never be sent again", n)
 		}
-		if st := stats(c, "endpoint_id="+ep.ID); st.Totals != (webhook.Counts{Delivered: 2, Dead: 2, Deliveries: 2}) {
+		if st := stats(c, "endpoint_id="+ep.ID); st.Totals.outcomes() != (webhook.Counts{Delivered: 2, Dead: 2, Deliveries: 2}) || st.Totals.Latency.Answered != 4 {
 			t.Fatalf("stats after the recovery %+v", st.Totals)
 		}
 	})

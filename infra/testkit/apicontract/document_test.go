@@ -1,6 +1,7 @@
 package apicontract_test
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"sort"
@@ -118,6 +119,10 @@ func TestCodesAndEventsMatchTheCode(t *testing.T) {
 	}
 	if !slices.Equal(health.Enum, webhook.HealthStates) {
 		t.Errorf("EndpointHealth.state enum %v; the code has %v, worst first", health.Enum, webhook.HealthStates)
+	}
+	bounds := fmt.Sprint(webhook.LatencyBoundsMs[:])
+	if got := fmt.Sprint(d.Components.Schemas["LatencyBound"].Enum); got != bounds {
+		t.Errorf("LatencyBound enum %v; the code's bounds are %v", got, bounds)
 	}
 }
 

@@ -1,7 +1,7 @@
 // The overview: delivery charts and each endpoint's health, worst first,
 // refreshed by itself (live.js).
 import { endpointsList, get } from './api.js';
-import { ago, duration, el, fmtTime, zone } from './dom.js';
+import { ago, count, duration, el, fmtTime, zone } from './dom.js';
 import { chart, successRate } from './chart.js';
 import { healthBadge, healthCause, byHealth } from './health.js';
 import { live } from './live.js';
@@ -88,11 +88,11 @@ export function waiting(b, capped, stats) {
   const recent = ((stats && stats.buckets) || []).filter(x => Date.now() - Date.parse(x.start) < 2 * 3600e3);
   const from = recent.length ? Math.min(...recent.map(x => Date.parse(x.start))) : Date.now();
   const delivered = recent.reduce((n, x) => n + x[STATUS_DELIVERED], 0);
-  const count = `${b.n}${capped ? '+' : ''} waiting`;
+  const many = `${b.n}${capped ? '+' : ''} waiting`;
   const pace = delivered > 0
     ? `drains in about ${duration(b.n / (delivered / Math.max(1, Date.now() - from)))} at the last hours' pace`
     : 'not draining: none delivered in the last hours';
-  return [el('div', { class: 'backlog-count' }, count, ', oldest from ', ago(b.oldest)), el('div', { class: 'muted backlog-pace' }, pace)];
+  return [el('div', { class: 'backlog-count' }, many, ', oldest from ', ago(b.oldest)), el('div', { class: 'muted backlog-pace' }, pace)];
 }
 
 // deadCount is an endpoint's dead deliveries (14 days): the first page of
@@ -130,7 +130,19 @@ function healthEvent(ev) {
     cause ? el('div', { class: 'muted' }, cause) : null);
 }
 
-export const HEALTH_HEADERS = ['Endpoint', 'Health', 'Waiting', 'Dead deliveries (14 d)', 'Last success', 'Deliveries (24 h)', 'Attempts delivered (24 h)', 'Latest health event', 'Links'];
+// responseTime shows how fast an endpoint's receiver answered: the
+// bounds half and 95 % of its answers came in under (the counters keep a
+// histogram, so "≤"), or that it answered nothing.
+export function responseTime(totals) {
+  const l = totals && totals.latency;
+  if (!l) return '—';
+  if (!l.answered) return el('span', { class: 'muted' }, 'no answers');
+  const ms = v => (v < 1000 ? `${v} ms` : `${v / 1000} s`);
+  return [el('div', {}, `p50 ≤ ${ms(l.p50_ms)}`), el('div', {}, `p95 ≤ ${ms(l.p95_ms)}`),
+    el('div', { class: 'muted' }, count(l.answered, 'answer', 'answers'))];
+}
+
+export const HEALTH_HEADERS = ['Endpoint', 'Health', 'Waiting', 'Dead deliveries (14 d)', 'Last success', 'Deliveries (24 h)', 'Attempts delivered (24 h)', 'Response time (24 h)', 'Latest health event', 'Links'];
 
 function endpointHealth(eps, stats, dead, health, backlogs) {
   const totals = stats.map(st => (st ? st.totals : null));
@@ -144,6 +156,7 @@ function endpointHealth(eps, stats, dead, health, backlogs) {
       el('td', {}, ago(ep.last_success_at)),
       el('td', { class: 'num' }, totals[i] ? String(totals[i].deliveries) : '—'),
       el('td', { class: 'num' }, successRate(totals[i], STATUS_DELIVERED)),
+      el('td', { class: 'num latency' }, responseTime(totals[i])),
       el('td', {}, healthEvent(health[ep.id])),
       el('td', { class: 'links' },
         dead[i] && dead[i] !== '0' ? [link('/dead-letter?endpoint_id=' + ep.id, 'Dead letters'), ' '] : null,

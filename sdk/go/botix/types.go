@@ -403,10 +403,21 @@ type DeliveryRequest struct {
 // deliveries whose first attempt started in the bucket: a delivery tried
 // five times is five attempts and one delivery.
 type Counts struct {
-	Delivered  int64 `json:"delivered"`
-	Retrying   int64 `json:"retrying"`
-	Dead       int64 `json:"dead"`
-	Deliveries int64 `json:"deliveries"`
+	Delivered  int64   `json:"delivered"`
+	Retrying   int64   `json:"retrying"`
+	Dead       int64   `json:"dead"`
+	Deliveries int64   `json:"deliveries"`
+	Latency    Latency `json:"latency"`
+}
+
+// Latency is the response times of the attempts the receiver answered
+// (with any HTTP status; a timeout has none): how many, and the bounds of
+// the counters' histogram, in milliseconds, that half and 95 % of them
+// came in under (nil when nothing was answered).
+type Latency struct {
+	Answered int64  `json:"answered"`
+	P50Ms    *int64 `json:"p50_ms"`
+	P95Ms    *int64 `json:"p95_ms"`
 }
 
 // StatsBucket is one hour or day of DeliveryStats.

@@ -120,7 +120,7 @@ final class ContractTest extends TestCase
                 $props = $m[1] === 'properties';
                 continue;
             }
-            if ($props && preg_match('/^        ([a-z_]+):/', $l, $m)) {
+            if ($props && preg_match('/^        ([a-z_][a-z0-9_]*):/', $l, $m)) {
                 $out[$name][0][] = $m[1];
             }
         }

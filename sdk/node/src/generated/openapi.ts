@@ -1165,6 +1165,24 @@ export interface components {
             /** @description A redirect's inspector URL. */
             target_url?: string;
         };
+        /**
+         * @description An upper bound, in milliseconds, of the response time histogram the counters keep: a percentile is the bound it falls under.
+         * @enum {integer}
+         */
+        LatencyBound: 50 | 100 | 250 | 500 | 1000 | 2500 | 5000 | 10000 | 30000 | 60000;
+        /**
+         * @description Response times of the attempts the receiver answered (with any HTTP status; a timeout or a refused connection has none): how many, and the bounds half and 95 % of them came in under (p95_ms 500: 95 % in 500 ms or less). The percentiles are null when nothing was answered.
+         * @example {
+         *       "answered": 120,
+         *       "p50_ms": 100,
+         *       "p95_ms": 500
+         *     }
+         */
+        Latency: {
+            answered: number;
+            p50_ms: components["schemas"]["LatencyBound"] | null;
+            p95_ms: components["schemas"]["LatencyBound"] | null;
+        };
         /** @description delivered, retrying and dead count attempts, by the status each left its delivery in (their sum is the attempts); deliveries counts deliveries - those whose first attempt started in the bucket (a delivery tried five times is five attempts and one delivery). */
         Counts: {
             /** @description Attempts that delivered their delivery. */
@@ -1175,6 +1193,7 @@ export interface components {
             dead: number;
             /** @description Deliveries whose first attempt started in the bucket. */
             deliveries: number;
+            latency: components["schemas"]["Latency"];
         };
         DeliveryStats: {
             /** @enum {string} */
@@ -1188,6 +1207,7 @@ export interface components {
                 retrying: number;
                 dead: number;
                 deliveries: number;
+                latency: components["schemas"]["Latency"];
             }[];
             totals: components["schemas"]["Counts"];
         };

@@ -6,7 +6,7 @@ namespace Botix\Model;
 
 use Botix\Response;
 
-/** The answer of deliveries->stats(): buckets are arrays with start, delivered, retrying, dead, deliveries. (schema DeliveryStats) */
+/** The answer of deliveries->stats(): buckets are arrays with start, delivered, retrying, dead, deliveries and latency (an array of answered, p50_ms, p95_ms). (schema DeliveryStats) */
 final class DeliveryStats extends Model
 {
     public const SCHEMA = 'DeliveryStats';

@@ -24,7 +24,7 @@ __all__ = [
     "CatalogItem", "CatalogImportCreate", "CatalogImport", "ScenarioRunCreate", "ScenarioRun",
     "WebhookEndpoint", "WebhookEndpointWithSecret", "WebhookEndpointCreate", "WebhookEndpointUpdate",
     "Deleted", "DashboardSessionRequest", "DashboardSession", "DashboardSessionDeleted", "CurrentDashboardSession", "ListedDashboardSession", "TestEvent", "RecoverRequest", "Recovery", "RecoveryProgress", "Delivery", "DeliveryDetail", "Attempt",
-    "RedirectRequest", "DeliveryRequest", "Counts", "StatsBucket", "DeliveryStats", "Inspector",
+    "RedirectRequest", "DeliveryRequest", "Latency", "Counts", "StatsBucket", "DeliveryStats", "Inspector",
     "InspectorRequest", "Event", "ThinEvent", "WebhookTestData", "ErrorCodeInfo",
     "ErrorCodeReference", "ErrorBody", "ErrorEnvelope", "Page", "PAGE_SCHEMAS", "schema_models",
     "EndpointThrottle", "EndpointHealth", "NO_LIMIT", "NoLimit", "WebhookEndpointHealth",
@@ -505,26 +505,42 @@ class DeliveryRequest(Model):
 
 
 @dataclass
+class Latency(Model):
+    """Response times of the attempts the receiver answered (with any HTTP status; a timeout
+    has none): how many, and the histogram bounds in milliseconds that half and 95 % of them
+    came in under (None when nothing was answered)."""
+
+    __schema__ = "Latency"
+    answered: int = 0
+    p50_ms: Optional[int] = None
+    p95_ms: Optional[int] = None
+
+
+@dataclass
 class Counts(Model):
-    """Attempts by the status they left their delivery in (their sum is the attempts), and
-    the deliveries whose first attempt started in the bucket."""
+    """Attempts by the status they left their delivery in (their sum is the attempts), the
+    deliveries whose first attempt started in the bucket, and the answers' response times."""
 
     __schema__ = "Counts"
+    __nested__ = {"latency": (Latency, False)}
     delivered: int = 0
     retrying: int = 0
     dead: int = 0
     deliveries: int = 0
+    latency: Latency = field(default_factory=Latency)
 
 
 @dataclass
 class StatsBucket(Model):
     """One hour or day of DeliveryStats (an inline object of the document)."""
 
+    __nested__ = {"latency": (Latency, False)}
     start: str = ""
     delivered: int = 0
     retrying: int = 0
     dead: int = 0
     deliveries: int = 0
+    latency: Latency = field(default_factory=Latency)
 
 
 @dataclass
