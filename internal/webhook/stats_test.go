@@ -76,7 +76,8 @@ func TestStatsBuckets(t *testing.T) {
 				if c.w.Granularity == "day" {
 					n = b.Start.Day()
 				}
-				got = append(got, fmt.Sprintf("%d:%v", n, b.Counts))
+				c := b.Counts
+				got = append(got, fmt.Sprintf("%d:{%d %d %d %d}", n, c.Delivered, c.Retrying, c.Dead, c.Deliveries))
 			}
 			if fmt.Sprint(got) != c.want {
 				t.Fatalf("buckets %v, want %s", got, c.want)

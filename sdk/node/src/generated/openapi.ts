@@ -1171,7 +1171,7 @@ export interface components {
          */
         LatencyBound: 50 | 100 | 250 | 500 | 1000 | 2500 | 5000 | 10000 | 30000 | 60000;
         /**
-         * @description Response times of the attempts the receiver answered (with any HTTP status; a timeout or a refused connection has none): how many, and the bounds half and 95 % of them came in under (p95_ms 500: 95 % in 500 ms or less). The percentiles are null when nothing was answered.
+         * @description Response times of the attempts the receiver answered (with any HTTP status; a timeout or a refused connection has none): how many, and the LatencyBound that half of them came in under (p50_ms) and the one that all but the slowest twentieth came in under (p95_ms). Both are null when nothing was answered.
          * @example {
          *       "answered": 120,
          *       "p50_ms": 100,
