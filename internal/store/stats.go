@@ -28,14 +28,20 @@ func statsPK(project string) string { return scoped(project, "DLV#STATS") }
 // A counter shard holds the project's counts as attributes named after
 // each outcome (webhook.Outcome), and each endpoint's as
 // "<we id>#<outcome>"; deliveriesCounter (and "<we id>#deliveries")
-// counts first attempts, and latencyCounter's names ("lat250", ...) the
+// counts first attempts, and latencyCounters ("lat250", ...) the
 // answers of each response time bucket, in the same ADD: no write of
 // their own.
 const deliveriesCounter = "deliveries"
 
-// latencyCounter names the counter of response time bucket i: "lat" and
-// its bound in milliseconds.
-func latencyCounter(i int) string { return "lat" + strconv.FormatInt(webhook.LatencyBoundsMs[i], 10) }
+// latencyCounters name the counters of the response time buckets: "lat"
+// and the bucket's bound in milliseconds, named once for every attempt
+// counted and every counter item read.
+var latencyCounters = func() (names [len(webhook.LatencyBoundsMs)]string) {
+	for i, bound := range webhook.LatencyBoundsMs {
+		names[i] = "lat" + strconv.FormatInt(bound, 10)
+	}
+	return names
+}()
 
 // countAttempt is the write that counts attempt a of delivery d, which
 // left d in status left: an atomic ADD to a shard of the attempt's hour,
@@ -52,7 +58,7 @@ func (r Deliveries) countAttempt(d webhook.Delivery, a webhook.Attempt, left web
 		names["#dtotal"], names["#dendpoint"] = deliveriesCounter, d.EndpointID+"#"+deliveriesCounter
 	}
 	if webhook.Answered(a) {
-		bucket := latencyCounter(webhook.LatencyBucket(a.DurationMs))
+		bucket := latencyCounters[webhook.LatencyBucket(a.DurationMs)]
 		add += ", #ltotal :one, #lendpoint :one"
 		names["#ltotal"], names["#lendpoint"] = bucket, d.EndpointID+"#"+bucket
 	}
@@ -119,8 +125,8 @@ func countsOf(item map[string]types.AttributeValue, prefix string) (webhook.Coun
 	for _, outcome := range webhook.Outcomes {
 		counters[string(outcome)] = c.Of(outcome)
 	}
-	for i := range c.Latency {
-		counters[latencyCounter(i)] = &c.Latency[i]
+	for i, name := range latencyCounters {
+		counters[name] = &c.Latency[i]
 	}
 	for name, to := range counters {
 		n, ok := item[prefix+name].(*types.AttributeValueMemberN)

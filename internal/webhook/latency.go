@@ -1,9 +1,6 @@
 package webhook
 
-import (
-	"encoding/json"
-	"strconv"
-)
+import "encoding/json"
 
 // LatencyBoundsMs are the upper bounds, in milliseconds, of the response
 // time histogram the counters keep per hour: an answered attempt counts in
@@ -67,15 +64,15 @@ func (l Latency) Add(o Latency) Latency {
 // MarshalJSON writes {"answered", "p50_ms", "p95_ms"}, the percentiles
 // null when nothing was answered.
 func (l Latency) MarshalJSON() ([]byte, error) {
-	bound := func(p int64) json.RawMessage {
+	bound := func(p int64) *int64 {
 		if v, ok := l.Percentile(p); ok {
-			return json.RawMessage(strconv.FormatInt(v, 10))
+			return &v
 		}
-		return json.RawMessage("null")
+		return nil
 	}
 	return json.Marshal(struct {
-		Answered int64           `json:"answered"`
-		P50      json.RawMessage `json:"p50_ms"`
-		P95      json.RawMessage `json:"p95_ms"`
+		Answered int64  `json:"answered"`
+		P50      *int64 `json:"p50_ms"`
+		P95      *int64 `json:"p95_ms"`
 	}{l.Answered(), bound(50), bound(95)})
 }

@@ -15,9 +15,9 @@ import (
 // late it was and what holds the endpoint's deliveries back (its limits,
 // the receiver's slow-down), or, with none, a backlog or an ended pause;
 // the overview says of an endpoint's backlog when it drains at the pace of
-// the last hours, and how fast its receiver answers. The pages' own functions are run in the page on data
-// made up to the minute: a real attempt twenty minutes late would take
-// twenty minutes, a real pace hours.
+// the last hours, and how fast its receiver answers. The pages' own
+// functions are run in the page on data made up to the minute: a real
+// attempt twenty minutes late would take twenty minutes, a real pace hours.
 func TestDashboardSaysWhyDeliveriesWait(t *testing.T) {
 	t.Parallel() // its own runtime and browser: nothing shared with the other tests
 	sys := start(t)
@@ -41,22 +41,29 @@ func TestDashboardSaysWhyDeliveriesWait(t *testing.T) {
 	})
 }
 
-// pageFunction runs the page module's exported function on arguments (as
-// JavaScript) and returns the text of what it shows.
-func pageFunction(t *testing.T, o *owner, module, function, args string) string {
+// inPage imports the page's module (as the page loads it) and returns the
+// string that body, JavaScript that names the module m, returns.
+func inPage(t *testing.T, o *owner, module, body string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(o.tab, 10*time.Second)
 	defer cancel()
 	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(async () => {
 		const href = document.querySelector('link[rel=modulepreload][href*="/%s"]').getAttribute('href');
-		const { %s: f } = await import(href);
-		const shown = [f(%s)].flat();
-		return shown.map(n => (typeof n === 'string' ? n : n.textContent)).join('');
-	})()`, module, function, args), chromedp.EvalAwaitPromise))
+		const m = await import(href);
+		%s
+	})()`, module, body), chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// pageFunction runs the page module's exported function on arguments (as
+// JavaScript) and returns the text of what it shows.
+func pageFunction(t *testing.T, o *owner, module, function, args string) string {
+	t.Helper()
+	return inPage(t, o, module, fmt.Sprintf(`const shown = [m.%s(%s)].flat();
+		return shown.map(n => (typeof n === 'string' ? n : n.textContent)).join('');`, function, args))
 }
 
 // backlogPace: the overview's Waiting cell for backlogs and hour buckets
@@ -100,18 +107,9 @@ func lateAttempts(t *testing.T, o *owner) {
 	// late(d, eps)(attempt) for attempt i of d, as the page's text ("" for none).
 	notes := func(d, eps string) []string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(o.tab, 10*time.Second)
-		defer cancel()
-		out, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`(async () => {
-			const href = document.querySelector('link[rel=modulepreload][href*="/delivery.js"]').getAttribute('href');
-			const { late } = await import(href);
-			const d = %s;
-			const say = late(d, %s);
-			return d.attempts.map(a => { const n = say(a); return n ? n.textContent : ''; }).join('\n');
-		})()`, d, eps), chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := inPage(t, o, "delivery.js", fmt.Sprintf(`const d = %s;
+			const say = m.late(d, %s);
+			return d.attempts.map(a => { const n = say(a); return n ? n.textContent : ''; }).join('\n');`, d, eps))
 		return strings.Split(out, "\n")
 	}
 	delivery := func(attempts ...string) string {
